@@ -1,0 +1,80 @@
+"""`graphmem demo`: the main job end to end on a fresh machine.
+
+Brings up the local Neo4j when the configured one is local and not running, installs the
+schema, remembers a realistic sample (a coding agent's notes on a project), and recalls
+from it with questions that share few words with their answers.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlparse
+
+import typer
+from pydantic import BaseModel
+
+from graphmem import ingest
+from graphmem.api import GraphMem
+from graphmem.cli.output import JsonOpt, emit, handled, say
+from graphmem.server import LocalServer, _listening
+from graphmem.settings import Settings, load_settings
+from graphmem.types import RecallResult, WriteReport
+
+QUESTIONS = (
+    "who is on call for emergencies?",
+    "how do I ship code to production?",
+    "where do passwords and API keys go?",
+)
+
+
+class DemoResult(BaseModel):
+    """What the demo wrote and what it recalled."""
+
+    sample: str
+    written: WriteReport
+    recalls: list[RecallResult]
+
+
+def sample_path() -> Path:
+    """The sample that ships with graphmem."""
+    return Path(str(resources.files("graphmem") / "samples" / "project_notes.jsonl"))
+
+
+def ensure_server(settings: Settings) -> None:
+    """Start the local server when NEO4J_URI names it and nothing listens there yet."""
+    uri = urlparse(settings.neo4j_uri)
+    local = uri.hostname in ("127.0.0.1", "localhost") and (
+        uri.port or 7687) == settings.server_bolt_port
+    if local and not _listening(settings.server_bolt_port):
+        LocalServer(settings).start(say)
+
+
+@handled
+def demo(
+    sample: Annotated[Path | None,
+                      typer.Option(help="NDJSON to load instead of the sample.")] = None,
+    scope: Annotated[str, typer.Option(help="Scope to load the sample into.")] = "demo",
+    top_k: Annotated[int, typer.Option("--top-k", "-k")] = 3,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bring up Neo4j if needed, load a real sample, and recall from it."""
+    settings = load_settings(scope=scope)
+    ensure_server(settings)
+    path = sample or sample_path()
+    records = ingest.parse_records(path.read_text(encoding="utf-8"), str(path))
+    with GraphMem(settings) as mem:
+        mem.init()
+        written = mem.remember_parsed(records, source=str(path))
+        say(f"remembered {len(written.outcomes)} memories from {path} in scope {scope}")
+        recalls = [mem.recall(q, top_k=top_k) for q in QUESTIONS]
+    result = DemoResult(sample=str(path), written=written, recalls=recalls)
+
+    def render(c) -> None:
+        for r in recalls:
+            c.print(f"\n[bold]? {r.query}[/bold]")
+            for rank, h in enumerate(r.hits, start=1):
+                c.print(f"  {rank}. ({h.score:.2f}, {h.kind}) {h.text}", markup=False)
+
+    emit(result, as_json, render)

@@ -1,0 +1,79 @@
+"""What every command shares: results on stdout (JSON or a table), diagnostics on stderr,
+and one place that turns errors into a one-line message and an exit code."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, ParamSpec, TypeVar
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+
+from graphmem.errors import GraphmemError, InputError
+from graphmem.types import as_utc
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+NowOpt = Annotated[
+    str | None,
+    typer.Option("--now", help="The clock for this command (ISO-8601), e.g. 2023-05-08T13:56"),
+]
+ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Namespace (default: settings).")]
+
+
+def out() -> Console:
+    """A console on stdout, for results."""
+    return Console(highlight=False, soft_wrap=True)
+
+
+def err() -> Console:
+    """A console on stderr, for diagnostics and progress."""
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def say(message: str) -> None:
+    """A diagnostic line on stderr."""
+    err().print(message, markup=False)
+
+
+def emit(result: BaseModel | dict[str, Any] | list[Any], as_json: bool,
+         render: Callable[[Console], None]) -> None:
+    """Print `result` as JSON when asked, else let `render` draw it for a person."""
+    if as_json:
+        data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    else:
+        render(out())
+
+
+def parse_now(value: str | None) -> datetime | None:
+    """Parse `--now` (ISO-8601; naive means UTC)."""
+    if value is None:
+        return None
+    try:
+        return as_utc(datetime.fromisoformat(value))
+    except ValueError:
+        raise InputError(f"{value!r} is not an ISO-8601 date-time", field="--now") from None
+
+
+def handled(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run a command so that graphmem errors print one line on stderr and set the exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except GraphmemError as e:
+            err().print(f"error: {e.one_line()}", markup=False, highlight=False)
+            raise typer.Exit(e.exit_code) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+
+    return wrapper

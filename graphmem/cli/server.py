@@ -1,0 +1,50 @@
+"""`graphmem server start|stop|status`: a local Neo4j without Docker."""
+
+from __future__ import annotations
+
+import typer
+
+from graphmem.cli.output import JsonOpt, emit, handled, say
+from graphmem.server import LocalServer, ServerStatus
+from graphmem.settings import load_settings
+
+app = typer.Typer(help="Run a local Neo4j 5.26 + Browser assembled from Maven Central.",
+                  no_args_is_help=True)
+
+
+def _render(status: ServerStatus) -> None:
+    def draw(c) -> None:
+        if status.running:
+            c.print(f"Neo4j {status.version} runs (pid {status.pid}) at {status.uri}")
+            c.print(f"Browser: {status.browser}")
+        else:
+            c.print(f"Neo4j is not running (home {status.home})")
+    return draw
+
+
+@app.command()
+@handled
+def start(as_json: JsonOpt = False) -> None:
+    """Assemble (first time only), start in the background, and wait until Bolt answers."""
+    server = LocalServer(load_settings())
+    status = server.start(say)
+    emit(status, as_json, _render(status))
+
+
+@app.command()
+@handled
+def stop(as_json: JsonOpt = False) -> None:
+    """Stop the server that `start` started (only that one)."""
+    server = LocalServer(load_settings())
+    stopped = server.stop(say)
+    status = server.status()
+    emit({"stopped": stopped, **status.model_dump()}, as_json,
+         lambda c: c.print("stopped" if stopped else "was not running"))
+
+
+@app.command()
+@handled
+def status(as_json: JsonOpt = False) -> None:
+    """Say whether the local server runs, and where."""
+    status = LocalServer(load_settings()).status()
+    emit(status, as_json, _render(status))

@@ -1,0 +1,62 @@
+"""One exception tree: user errors exit 1, environment errors exit 2."""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Base of every error graphmem raises on purpose; `exit_code` is what the CLI returns."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The message and hint on one line, as the CLI prints it."""
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class InputError(GraphmemError):
+    """Bad input from the caller: a record, a flag, a file. Says where (source, line, field)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        where = ":".join(str(p) for p in (source, line) if p is not None)
+        if field:
+            where = f"{where}: field {field!r}" if where else f"field {field!r}"
+        super().__init__(f"{where}: {message}" if where else message)
+        self.source, self.line, self.field = source, line, field
+
+
+class NotFoundError(GraphmemError):
+    """An id or name that does not exist."""
+
+
+class EnvironmentProblem(GraphmemError):
+    """Neo4j unreachable or misconfigured, a missing tool or index: exit 2."""
+
+    exit_code = 2
+
+
+class ConfigError(EnvironmentProblem):
+    """A setting that cannot be used as given."""
+
+
+class Neo4jUnavailable(EnvironmentProblem):
+    """The server does not answer, refuses the credentials, or lacks the database."""
+
+
+class SchemaMismatch(EnvironmentProblem):
+    """The graph's indexes do not fit this configuration (e.g. vector dimension)."""
+
+
+class ServerError(EnvironmentProblem):
+    """The local Neo4j server could not be assembled, started or stopped."""

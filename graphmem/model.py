@@ -1,0 +1,94 @@
+"""The memory graph's node and relationship types: the single source of truth for the schema.
+
+neomodel installs the constraints and indexes declared here (`graphmem.schema`); hot
+paths do not go through these classes but through the named Cypher in `cypher/`.
+"""
+
+from __future__ import annotations
+
+from neomodel import (
+    ArrayProperty,
+    DateTimeProperty,
+    FloatProperty,
+    FulltextIndex,
+    IntegerProperty,
+    RelationshipTo,
+    StringProperty,
+    StructuredNode,
+    StructuredRel,
+    VectorIndex,
+)
+
+#: Dimension of all-MiniLM-L6-v2; `schema.install` replaces it with the embedder's own.
+DEFAULT_DIMENSIONS = 384
+
+KINDS = ("episodic", "semantic", "procedural", "core", "heuristic", "reflection")
+SOURCES = ("user", "agent", "import", "consolidation", "reflection")
+LIFECYCLES = ("active", "shadowed", "archived")
+TIERS = ("hot", "cold", "stub")
+VISIBILITIES = ("public", "private")
+LINK_KINDS = ("synaptic", "co_retrieval", "manual")
+
+
+class Associated(StructuredRel):
+    """A weighted association between two memories (stored once, undirected in meaning)."""
+
+    weight = FloatProperty(default=0.5)
+    kind = StringProperty(choices={k: k for k in LINK_KINDS}, default="manual")
+    created_at = DateTimeProperty()
+    strengthened_at = DateTimeProperty()
+    count = IntegerProperty(default=1)
+
+
+class Entity(StructuredNode):
+    """Something memories mention: a file, symbol, package, URL, person, place, title."""
+
+    key = StringProperty(unique_index=True, required=True)
+    name = StringProperty(required=True)
+    type = StringProperty(index=True)
+
+
+class Session(StructuredNode):
+    """The conversation or run a memory came from."""
+
+    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    started_at = DateTimeProperty()
+    agent = StringProperty()
+
+
+class Memory(StructuredNode):
+    """One remembered thing. Never lost: decay and tiers change rank, not existence."""
+
+    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    text = StringProperty(required=True, fulltext_index=FulltextIndex())
+    kind = StringProperty(index=True, choices={k: k for k in KINDS}, default="episodic")
+    scope = StringProperty(index=True, required=True)
+    visibility = StringProperty(choices={v: v for v in VISIBILITIES}, default="public")
+    importance = FloatProperty(default=0.5)
+    confidence = FloatProperty(default=0.7)
+    stability = FloatProperty(default=1.0)
+    access_count = IntegerProperty(default=0)
+    created_at = DateTimeProperty(index=True)
+    last_accessed = DateTimeProperty()
+    valid_from = DateTimeProperty()
+    valid_until = DateTimeProperty()
+    lifecycle = StringProperty(index=True, choices={v: v for v in LIFECYCLES}, default="active")
+    tier = StringProperty(index=True, choices={v: v for v in TIERS}, default="hot")
+    content_hash = StringProperty(index=True)
+    source = StringProperty(choices={v: v for v in SOURCES}, default="user")
+    added_by = StringProperty()
+    tags = ArrayProperty(StringProperty())
+    confirmation_count = IntegerProperty(default=0)
+    embedding = ArrayProperty(
+        FloatProperty(),
+        vector_index=VectorIndex(dimensions=DEFAULT_DIMENSIONS, similarity_function="cosine"),
+    )
+
+    mentions = RelationshipTo(Entity, "MENTIONS")
+    in_session = RelationshipTo(Session, "IN_SESSION")
+    associated = RelationshipTo("Memory", "ASSOCIATED", model=Associated)
+    supersedes = RelationshipTo("Memory", "SUPERSEDES")
+    consolidated_from = RelationshipTo("Memory", "CONSOLIDATED_FROM")
+
+
+SCHEMA_CLASSES = (Memory, Entity, Session)

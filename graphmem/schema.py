@@ -1,0 +1,71 @@
+"""Install and check the graph's schema: neomodel installs what `graphmem.model` declares."""
+
+from __future__ import annotations
+
+import io
+import time
+
+from pydantic import BaseModel
+
+from graphmem import model
+from graphmem.errors import SchemaMismatch
+from graphmem.store import Store, translate_errors
+
+VECTOR_INDEX = "vector_index_Memory_embedding"
+FULLTEXT_INDEX = "fulltext_index_Memory_text"
+
+
+class IndexInfo(BaseModel):
+    """One index as the server reports it."""
+
+    name: str
+    type: str
+    state: str
+    entity: str
+    properties: list[str]
+    dimensions: int | None = None
+
+
+def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[IndexInfo]:
+    """Create constraints and indexes (idempotent), wait until ONLINE, and check dimensions."""
+    from neomodel import db, get_config
+
+    model.Memory.defined_properties()["embedding"].vector_index.dimensions = dimensions
+    get_config().database_name = store.database
+    with translate_errors(store.settings):
+        # neomodel borrows the Store's driver for this one job; it does not own or close it.
+        db.set_connection(driver=store.driver)
+        for cls in model.SCHEMA_CLASSES:
+            db.install_labels(cls, quiet=True, stdout=io.StringIO())
+    indexes = wait_online(store, wait_seconds)
+    check_dimensions(indexes, dimensions)
+    return indexes
+
+
+def indexes(store: Store) -> list[IndexInfo]:
+    """The indexes of the database, with vector dimensions where they apply."""
+    rows = store.read("admin/indexes")
+    return [IndexInfo(**row) for row in rows]
+
+
+def wait_online(store: Store, wait_seconds: float) -> list[IndexInfo]:
+    """Poll until every index is ONLINE or `wait_seconds` pass; return the last listing."""
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        found = indexes(store)
+        if all(i.state == "ONLINE" for i in found) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.2)
+
+
+def check_dimensions(found: list[IndexInfo], dimensions: int) -> None:
+    """Raise SchemaMismatch if the vector index is missing or sized for another model."""
+    vector = next((i for i in found if i.name == VECTOR_INDEX), None)
+    if vector is None:
+        raise SchemaMismatch(f"vector index {VECTOR_INDEX} is missing", "run `graphmem init`")
+    if vector.dimensions != dimensions:
+        raise SchemaMismatch(
+            f"vector index {VECTOR_INDEX} holds {vector.dimensions}-d vectors "
+            f"but the embedder makes {dimensions}-d ones",
+            "use the model the graph was built with, or re-embed into a new database",
+        )

