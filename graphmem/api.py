@@ -101,8 +101,12 @@ class GraphMem:
         scope: str | None = None,
         added_by: str | None = None,
         source: str = "<stdin>",
+        progress: bool = False,
     ) -> WriteReport:
-        """Store records already parsed by `ingest.parse_records` (keeps their line numbers)."""
+        """Store records already parsed by `ingest.parse_records` (keeps their line numbers).
+
+        `progress` shows an embedding progress bar on stderr.
+        """
         return ingest.write(
             self.store,
             self.embedder,
@@ -111,6 +115,7 @@ class GraphMem:
             now=self.now(),
             added_by=added_by or self.settings.added_by,
             source=source,
+            progress=progress,
         )
 
     def recall(

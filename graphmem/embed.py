@@ -89,16 +89,30 @@ class Embedder:
         return int(get())
 
     def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
-        """Embed `texts` in batches; returns an (n, d) float32 array of unit vectors."""
+        """Embed `texts` in batches; returns an (n, d) float32 array of unit vectors.
+
+        `progress` draws a bar on stderr (for a person at a terminal).
+        """
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = self.model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=progress,
-        )
+        if not progress:
+            return self._encode(texts)
+        from rich.console import Console
+        from rich.progress import Progress
+
+        step = self.batch_size * 4
+        parts = []
+        with Progress(console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("embedding", total=len(texts))
+            for start in range(0, len(texts), step):
+                parts.append(self._encode(texts[start:start + step]))
+                bar.advance(task, len(parts[-1]))
+        return np.concatenate(parts)
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self.model.encode(list(texts), batch_size=self.batch_size,
+                                    normalize_embeddings=True, convert_to_numpy=True,
+                                    show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
     def warm(self) -> None:

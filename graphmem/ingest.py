@@ -150,10 +150,11 @@ def write(
     now: datetime,
     added_by: str | None = None,
     source: str = "<stdin>",
+    progress: bool = False,
 ) -> WriteReport:
     """Embed and write a batch in one transaction: every record lands, or none does."""
     rows, row_of = prepare(records, scope=scope, now=now, added_by=added_by, source=source)
-    vectors = embedder.embed([r["text"] for r in rows])
+    vectors = embedder.embed([r["text"] for r in rows], progress=progress)
     for row, vector in zip(rows, vectors, strict=True):
         row["embedding"] = vector.tolist()
 

@@ -19,6 +19,8 @@ from graphmem.errors import InputError
 from graphmem.settings import load_settings
 from graphmem.types import RecallResult
 
+PROGRESS_MIN_RECORDS = 200
+
 app = typer.Typer(
     name="graphmem",
     help="Perfect-recall, graph-native associative memory for AI agents, on Neo4j.",
@@ -107,7 +109,9 @@ def remember(
                 raise InputError(f"cannot read: {e}", source=source) from None
         records = ingest.parse_records(data, source)
     with open_memory(scope, now, added_by) as mem:
-        report = mem.remember_parsed(records, source=source)
+        # A bar only for a person watching a long batch; piped runs stay quiet.
+        bar = sys.stderr.isatty() and len(records) >= PROGRESS_MIN_RECORDS
+        report = mem.remember_parsed(records, source=source, progress=bar)
 
     def render(c) -> None:
         counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts.items()))

@@ -113,3 +113,12 @@ def test_cypher_in_the_query_is_only_text(mem: GraphMem) -> None:
     mem.remember(["The cache layer is Redis"])
     hits = mem.recall("'}) MATCH (n) DETACH DELETE n //`{$x}", top_k=5).hits
     assert len(hits) == 1 and count(mem) == 1
+
+
+def test_routing_uri_works_like_bolt(mem: GraphMem) -> None:
+    uri = mem.settings.neo4j_uri.replace("bolt://", "neo4j://", 1)
+    settings = mem.settings.model_copy(update={"neo4j_uri": uri})
+    with GraphMem(settings, embedder=mem.embedder) as routed:
+        routed.remember(["The cache layer is Redis", *DISTRACTORS])
+        hits = routed.recall("which key-value store do we use?", top_k=1).hits
+    assert [h.text for h in hits] == ["The cache layer is Redis"]

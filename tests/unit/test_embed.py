@@ -26,3 +26,8 @@ def test_vectors_are_unit_length_and_meaningful(embedder: Embedder) -> None:
 def test_unknown_model_fails_offline_instead_of_downloading() -> None:
     with pytest.raises(ConfigError, match="not available offline"):
         Embedder("no-such-org/no-such-model").embed(["x"])
+
+
+def test_chunked_embedding_with_progress_matches_one_pass(embedder: Embedder) -> None:
+    texts = [f"note {i} about service {i % 5}" for i in range(embedder.batch_size * 4 + 7)]
+    assert np.allclose(embedder.embed(texts, progress=True), embedder.embed(texts), atol=1e-5)
