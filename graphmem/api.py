@@ -14,9 +14,9 @@ from typing import Any
 
 from graphmem import ingest, retrieval, schema
 from graphmem.embed import Embedder
-from graphmem.errors import GraphmemError
+from graphmem.errors import GraphmemError, InputError
 from graphmem.schema import IndexInfo
-from graphmem.settings import Settings, load_settings
+from graphmem.settings import Settings, check_scope, load_settings
 from graphmem.store import Store
 from graphmem.types import (
     DoctorReport,
@@ -28,6 +28,16 @@ from graphmem.types import (
     as_utc,
     utcnow,
 )
+
+
+def valid_scope(scope: str | None, field: str = "scope") -> str | None:
+    """`scope` if it is None or a valid scope name; an InputError (exit 1) otherwise."""
+    if scope is None:
+        return None
+    try:
+        return check_scope(scope)
+    except ValueError as e:
+        raise InputError(str(e), field=field) from None
 
 
 class GraphMem:
@@ -111,7 +121,7 @@ class GraphMem:
             self.store,
             self.embedder,
             records,
-            scope=scope or self.settings.scope,
+            scope=valid_scope(scope) or self.settings.scope,
             now=self.now(),
             added_by=added_by or self.settings.added_by,
             source=source,
@@ -124,7 +134,7 @@ class GraphMem:
         """The memories of a scope that best answer `query`, best first."""
         return retrieval.recall(
             self.store, self.embedder, query,
-            scope=scope or self.settings.scope, top_k=top_k, mode=mode,
+            scope=valid_scope(scope) or self.settings.scope, top_k=top_k, mode=mode,
         )
 
     def doctor(self) -> DoctorReport:

@@ -140,7 +140,7 @@ class LocalServer:
             return self.status()
         check_java()
         for port in (self.settings.server_bolt_port, self.settings.server_http_port):
-            if _listening(port):
+            if listening(port):
                 raise ServerError(f"port {port} on 127.0.0.1 is taken by another process",
                                   "stop it, or set GRAPHMEM_SERVER_BOLT_PORT / _HTTP_PORT")
         self.assemble(say)
@@ -247,7 +247,8 @@ def check_java() -> int:
     return major
 
 
-def _listening(port: int) -> bool:
+def listening(port: int) -> bool:
+    """True if something accepts TCP connections on 127.0.0.1:`port`."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0

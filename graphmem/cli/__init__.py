@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from graphmem import ingest
-from graphmem.api import GraphMem
+from graphmem.api import GraphMem, valid_scope
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import server as server_cmd
 from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, parse_now, say
@@ -35,7 +35,7 @@ app.command("demo")(demo_cmd.demo)
 def open_memory(scope: str | None = None, now: str | None = None,
                 added_by: str | None = None) -> GraphMem:
     """A GraphMem from the environment, with the command's overrides."""
-    settings = load_settings(scope=scope, added_by=added_by)
+    settings = load_settings(scope=valid_scope(scope, "--scope"), added_by=added_by)
     return GraphMem(settings, now=parse_now(now))
 
 

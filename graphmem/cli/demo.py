@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from graphmem import ingest
 from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled, say
-from graphmem.server import LocalServer, _listening
+from graphmem.server import LocalServer, listening
 from graphmem.settings import Settings, load_settings
 from graphmem.types import RecallResult, WriteReport
 
@@ -47,7 +47,7 @@ def ensure_server(settings: Settings) -> None:
     uri = urlparse(settings.neo4j_uri)
     local = uri.hostname in ("127.0.0.1", "localhost") and (
         uri.port or 7687) == settings.server_bolt_port
-    if local and not _listening(settings.server_bolt_port):
+    if local and not listening(settings.server_bolt_port):
         LocalServer(settings).start(say)
 
 

@@ -80,3 +80,9 @@ def test_doctor_json_shows_every_index_online(cli: CliRunner, mem: GraphMem) -> 
     assert report["ok"] and report["indexes"]
     assert {i["state"] for i in report["indexes"]} == {"ONLINE"}
     assert mem.settings.neo4j_password.get_secret_value() not in done.stdout
+
+
+def test_bad_scope_flag_is_a_user_error(cli: CliRunner) -> None:
+    done = cli.invoke(app, ["recall", "anything", "--scope", "no spaces allowed"])
+    assert done.exit_code == 1
+    assert done.stderr.startswith("error: field '--scope': scope 'no spaces allowed'")
