@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import typer
+from rich.console import Console
 
 from graphmem.cli.output import JsonOpt, emit, handled, say
 from graphmem.server import LocalServer, ServerStatus
@@ -12,8 +15,8 @@ app = typer.Typer(help="Run a local Neo4j 5.26 + Browser assembled from Maven Ce
                   no_args_is_help=True)
 
 
-def _render(status: ServerStatus) -> None:
-    def draw(c) -> None:
+def _render(status: ServerStatus) -> Callable[[Console], None]:
+    def draw(c: Console) -> None:
         if status.running:
             c.print(f"Neo4j {status.version} runs (pid {status.pid}) at {status.uri}")
             c.print(f"Browser: {status.browser}")
