@@ -116,12 +116,6 @@ class Store:
             with self.driver.session(database=self.database) as session:
                 return [r.data() for r in session.run(query(name), params)]
 
-    def read_tx(self, work: Callable[[ManagedTransaction], T]) -> T:
-        """Run `work(tx)` in one managed read transaction."""
-        with translate_errors(self.settings):  # noqa: SIM117
-            with self.driver.session(database=self.database) as session:
-                return session.execute_read(work)
-
 
 def run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
     """Run a named query inside a transaction function and return its rows as dicts."""

@@ -14,7 +14,7 @@ from graphmem import ingest
 from graphmem.api import GraphMem, valid_scope
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import server as server_cmd
-from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, parse_now, say
+from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, parse_now
 from graphmem.errors import InputError
 from graphmem.settings import load_settings
 from graphmem.types import RecallResult
@@ -156,4 +156,4 @@ def main() -> None:
     app()
 
 
-__all__ = ["app", "main", "say"]
+__all__ = ["app", "main"]
