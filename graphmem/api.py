@@ -8,24 +8,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from graphmem import ingest, retrieval, schema
+from graphmem import formats, ingest, retrieval, schema
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
+from graphmem.extract import Extractor, load_extractor
+from graphmem.model import VISIBILITIES
+from graphmem.records import Collector, Numbered, validate
 from graphmem.schema import IndexInfo
 from graphmem.settings import Settings, check_scope, load_settings
 from graphmem.store import Store
 from graphmem.types import (
+    META_KEY,
+    SESSION_NAME,
     DoctorReport,
     EmbedderInfo,
     MemoryIn,
+    MemoryOut,
     RecallResult,
     ServerInfo,
     WriteReport,
     as_utc,
+    canonical_kind,
     utcnow,
 )
 
@@ -58,6 +66,7 @@ class GraphMem:
         )
         self._now = as_utc(now) if now else None
         self._store: Store | None = None
+        self._extractor: Extractor | None = None
 
     def __enter__(self) -> GraphMem:
         return self
@@ -86,47 +95,121 @@ class GraphMem:
         """Install the schema (idempotent) and return the indexes, all ONLINE."""
         return schema.install(self.store, self.embedder.dimensions)
 
-    def remember(
+    @property
+    def extractor(self) -> Extractor:
+        """The entity extractor named by configuration (loaded on first use)."""
+        if self._extractor is None:
+            self._extractor = load_extractor(self.settings.entity_extractor)
+        return self._extractor
+
+    def write_options(
         self,
-        records: str | MemoryIn | dict[str, Any] | Iterable[MemoryIn | dict[str, Any]],
         *,
         scope: str | None = None,
         added_by: str | None = None,
+        kind: str | None = None,
+        visibility: str | None = None,
+        session: str | None = None,
+        signal_gate: bool = True,
+    ) -> ingest.WriteOptions:
+        """The write path's options: the call's values, then configuration."""
+        s = self.settings
+        if kind is not None:
+            try:
+                kind = canonical_kind(kind)
+            except ValueError as e:
+                raise InputError(str(e), field="kind") from None
+        if visibility is not None and visibility not in VISIBILITIES:
+            raise InputError(f"visibility must be one of {', '.join(VISIBILITIES)}",
+                             field="visibility")
+        if session is not None and not SESSION_NAME.match(session):
+            raise InputError("a session name is 1-200 characters without '#' or newlines",
+                             field="session")
+        return ingest.WriteOptions(
+            scope=valid_scope(scope) or s.scope, now=self.now(),
+            added_by=added_by or s.added_by, kind=kind, visibility=visibility,
+            session=session, signal_gate=signal_gate, batch_size=s.write_batch_size,
+            dedup_threshold=s.dedup_threshold, synaptic_threshold=s.synaptic_threshold,
+            synaptic_max_links=s.synaptic_max_links,
+        )
+
+    def remember(
+        self,
+        records: str | MemoryIn | dict[str, Any] | Iterable[str | MemoryIn | dict[str, Any]],
+        *,
+        scope: str | None = None,
+        added_by: str | None = None,
+        kind: str | None = None,
+        visibility: str | None = None,
+        session: str | None = None,
+        signal_gate: bool = True,
     ) -> WriteReport:
-        """Store one text, one record or many records as one all-or-nothing batch."""
+        """Store one text, one record or many records as one all-or-nothing batch.
+
+        Records the gates refuse come back as `rejected` with the reason; the rest land.
+        """
         if isinstance(records, str | MemoryIn | dict):
             records = [records]
         numbered = []
         for i, r in enumerate(records, start=1):
             if isinstance(r, str):
                 r = {"text": r}
-            rec = r if isinstance(r, MemoryIn) else ingest.validate(r, "<api>", i)
-            numbered.append(ingest.Numbered(i, rec))
-        return self.remember_parsed(numbered, scope=scope, added_by=added_by, source="<api>")
+            rec = r if isinstance(r, MemoryIn) else validate(r, "<api>", i)
+            numbered.append(Numbered(i, rec, "<api>"))
+        opts = self.write_options(scope=scope, added_by=added_by, kind=kind,
+                                  visibility=visibility, session=session,
+                                  signal_gate=signal_gate)
+        return self.write(numbered, opts)
 
-    def remember_parsed(
+    def ingest(
         self,
-        records: list[ingest.Numbered],
+        paths: Sequence[str | Path],
         *,
-        scope: str | None = None,
-        added_by: str | None = None,
-        source: str = "<stdin>",
+        fmt: str = "auto",
+        split: str = "paragraph",
+        skip_invalid: bool = False,
         progress: bool = False,
+        **options: Any,
     ) -> WriteReport:
-        """Store records already parsed by `ingest.parse_records` (keeps their line numbers).
+        """Read files (records, text, Markdown, LoCoMo, chat) and store them.
 
-        `progress` shows an embedding progress bar on stderr.
+        Everything is read and validated before anything is written; `options` are those
+        of `write_options` (scope, kind, session, …).
         """
-        return ingest.write(
-            self.store,
-            self.embedder,
-            records,
-            scope=valid_scope(scope) or self.settings.scope,
-            now=self.now(),
-            added_by=added_by or self.settings.added_by,
-            source=source,
-            progress=progress,
-        )
+        if split not in ("paragraph", "section"):
+            raise InputError("split must be 'paragraph' or 'section'", field="--split")
+        if fmt not in formats.FORMATS:
+            raise InputError(f"unknown format {fmt!r} (one of {', '.join(formats.FORMATS)})",
+                             field="--format")
+        collector = Collector(skip_invalid)
+        for path in paths:
+            formats.read(Path(path), fmt, collector, split=split)  # type: ignore[arg-type]
+        if not collector.records and not collector.skipped:
+            raise InputError("no records found in the input")
+        return self.write(collector.records, self.write_options(**options),
+                          skipped=collector.skipped, progress=progress)
+
+    def write(self, records: Sequence[Numbered], opts: ingest.WriteOptions, *,
+              skipped: Sequence[InputError] = (), progress: bool = False,
+              timing: ingest.Timing | None = None) -> WriteReport:
+        """Store records already parsed and validated (keeps their sources and lines)."""
+        return ingest.write(self.store, self.embedder, self.extractor, records, opts,
+                            skipped=skipped, progress=progress, timing=timing)
+
+    def get(self, ids: Sequence[str] | None = None, *, meta: tuple[str, Any] | None = None,
+            scope: str | None = None, limit: int = 100) -> list[MemoryOut]:
+        """Memories of a scope by id, or by one metadata value (`("dia_id", "D1:3")`)."""
+        key = None
+        if meta is not None:
+            if not META_KEY.match(meta[0]):
+                raise InputError(f"metadata key {meta[0]!r} must be letters, digits or _",
+                                 field="--meta")
+            key = f"meta.{meta[0]}"
+        rows = self.store.read(
+            "admin/find_memories", scope=valid_scope(scope) or self.settings.scope,
+            ids=list(ids) if ids is not None else None, key=key,
+            value=meta[1] if meta else None, limit=limit)
+        return [to_memory(r) for r in rows]
 
     def recall(
         self, query: str, *, top_k: int = 10, scope: str | None = None, mode: str = "vector"
@@ -164,3 +247,12 @@ class GraphMem:
             ok=problem is None, server=server, reachable=True, problem=problem,
             indexes=[i.model_dump() for i in found], embedder=embedder, memories=memories,
         )
+
+
+def to_memory(row: dict[str, Any]) -> MemoryOut:
+    """A `find_memories` row as a MemoryOut (`meta.<key>` properties become metadata)."""
+    props = {k: (v.to_native() if hasattr(v, "to_native") else v)
+             for k, v in row["memory"].items() if v is not None}
+    metadata = {k[5:]: props.pop(k) for k in list(props) if k.startswith("meta.")}
+    return MemoryOut(**props, metadata=metadata, sessions=row["sessions"],
+                     entities=row["entities"], supersedes=row["supersedes"])

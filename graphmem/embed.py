@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,25 +88,21 @@ class Embedder:
                or model.get_sentence_embedding_dimension)
         return int(get())
 
-    def embed(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+    def embed(self, texts: Sequence[str],
+              advance: Callable[[int], None] | None = None) -> np.ndarray:
         """Embed `texts` in batches; returns an (n, d) float32 array of unit vectors.
 
-        `progress` draws a bar on stderr (for a person at a terminal).
+        `advance(n)` is called as chunks finish, for a progress bar.
         """
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        if not progress:
+        if advance is None:
             return self._encode(texts)
-        from rich.console import Console
-        from rich.progress import Progress
-
         step = self.batch_size * 4
         parts = []
-        with Progress(console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("embedding", total=len(texts))
-            for start in range(0, len(texts), step):
-                parts.append(self._encode(texts[start:start + step]))
-                bar.advance(task, len(parts[-1]))
+        for start in range(0, len(texts), step):
+            parts.append(self._encode(texts[start:start + step]))
+            advance(len(parts[-1]))
         return np.concatenate(parts)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:

@@ -34,6 +34,7 @@ class InputError(GraphmemError):
             where = f"{where}: field {field!r}" if where else f"field {field!r}"
         super().__init__(f"{where}: {message}" if where else message)
         self.source, self.line, self.field = source, line, field
+        self.reason = message
 
 
 class NotFoundError(GraphmemError):

@@ -1,179 +1,449 @@
-"""The write path: parse records, validate them, embed them, and write one batch atomically."""
+"""The write path: records → gates → embedding → dedup/confirmation → entities →
+sessions and synaptic tagging → one write transaction per batch (SPEC "Write path").
+
+Identity decides what a record can become:
+- a caller's `id`, or a file format's stable key (a LoCoMo turn, a Markdown paragraph),
+  names the memory: it is created, or updated in place when it exists;
+- otherwise the text is the identity: the same normalised text, or cosine ≥
+  `dedup_threshold` with an active memory of the same scope and kind, *confirms* that
+  memory (seed 004) instead of creating a near copy.
+
+Every input is validated and every id it references checked before the first write; each
+batch is then one transaction, so a batch lands whole or not at all.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-import unicodedata
+import time
+from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
+import numpy as np
 
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
+from graphmem.extract import Extractor
+from graphmem.gates import secret_reason, signal_reason
+from graphmem.progress import bar
+from graphmem.records import Numbered, content_hash, generated_id, normalise
+from graphmem.schema import VECTOR_INDEX
 from graphmem.store import Store, run
-from graphmem.types import CONFIDENCE_BY_SOURCE, MemoryIn, WriteOutcome, WriteReport
+from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome, WriteReport
+
+#: Vector-index neighbours fetched per new text when looking for a near duplicate.
+DEDUP_FETCH = 10
+#: Rows embedded together: the model sorts a call's texts by length, so bigger calls pad less.
+EMBED_WINDOW = 4096
+#: Recent members of a session a new memory is compared with for synaptic tagging.
+SESSION_WINDOW = 1000
 
 
 @dataclass(frozen=True)
-class Numbered:
-    """A record with the line (or array item) it came from, for error messages."""
+class WriteOptions:
+    """How a batch is written: the command's defaults and the write path's thresholds."""
 
-    line: int
-    record: MemoryIn
-
-
-def normalise(text: str) -> str:
-    """Text as compared for sameness: NFKC, case-folded, whitespace collapsed."""
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).strip().casefold()
-
-
-def content_hash(text: str) -> str:
-    """SHA-256 of the normalised text: equal for texts that differ only in case or spacing."""
-    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
-
-
-def generated_id(scope: str, text: str) -> str:
-    """A stable id for a record that brings none: re-remembering the same text is idempotent."""
-    digest = hashlib.sha256(f"{scope}\0{normalise(text)}".encode()).hexdigest()
-    return f"m-{digest[:20]}"
+    scope: str
+    now: datetime
+    added_by: str | None = None
+    kind: str | None = None
+    visibility: str | None = None
+    session: str | None = None
+    signal_gate: bool = True
+    batch_size: int = 500
+    dedup_threshold: float = 0.92
+    synaptic_threshold: float = 0.5
+    synaptic_max_links: int = 5
 
 
-def validate(obj: Any, source: str, line: int) -> MemoryIn:
-    """Validate one decoded JSON value as a MemoryIn, or raise InputError naming line and field."""
-    if not isinstance(obj, dict):
-        raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=source,
-                         line=line)
-    try:
-        return MemoryIn.model_validate(obj)
-    except ValidationError as e:
-        err = e.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or None
-        message = "missing" if err["type"] == "missing" else err["msg"]
-        if err["type"] == "extra_forbidden":
-            message = "unknown field"
-        raise InputError(message.removeprefix("Value error, "), source=source, line=line,
-                         field=field) from None
+@dataclass
+class Row:
+    """One memory to write, with what the write path learns about it on the way."""
+
+    index: int  # position in the input, for outcomes
+    item: Numbered
+    id: str
+    by_content: bool  # identity is the text (dedup applies), not an id or a format key
+    props: dict[str, Any]
+    session: str | None  # Session id ("<scope>#<name>")
+    session_name: str | None
+    vector: np.ndarray | None = None
+    status: str = "created"
+    target: str | None = None  # for a confirmation: the memory confirmed
+    entities: list[dict[str, str]] = field(default_factory=list)
 
 
-def parse_records(data: str, source: str = "<stdin>") -> list[Numbered]:
-    """Parse one JSON object, a JSON array of objects, or NDJSON (one object per line)."""
-    stripped = data.strip()
-    if not stripped:
-        raise InputError("no records given", source=source)
-    if stripped[0] in "{[":
-        try:
-            whole = json.loads(stripped)
-        except json.JSONDecodeError:
-            whole = None  # not one document: read it as NDJSON below
-        if isinstance(whole, list):
-            return [Numbered(i + 1, validate(o, source, i + 1)) for i, o in enumerate(whole)]
-        if isinstance(whole, dict):
-            return [Numbered(1, validate(whole, source, 1))]
-    out: list[Numbered] = []
-    for number, raw in enumerate(data.splitlines(), start=1):
-        if not raw.strip():
+@dataclass
+class Timing:
+    """Seconds spent per stage of a write, for `bench ingest`."""
+
+    gates: float = 0.0
+    embed: float = 0.0
+    extract: float = 0.0
+    write: float = 0.0
+
+    def add(self, stage: str, started: float) -> None:
+        """Add the time since `started` (a perf_counter reading) to `stage`."""
+        setattr(self, stage, getattr(self, stage) + time.perf_counter() - started)
+
+
+def session_id(scope: str, name: str) -> str:
+    """The Session node id of session `name` in `scope` (sessions never span scopes)."""
+    return f"{scope}#{name}"
+
+
+def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
+    """Apply defaults (record > flag > format > built-in) and compute the identity."""
+    r = item.record
+    given = r.model_fields_set
+
+    def pick(name: str, flag: Any, builtin: Any) -> Any:
+        if name in given:
+            return getattr(r, name)
+        return flag if flag is not None else item.defaults.get(name, builtin)
+
+    if r.scope is not None and r.scope != opts.scope:
+        raise InputError(f"scope {r.scope!r} differs from the batch's scope {opts.scope!r}",
+                         source=item.source, line=item.line, field="scope")
+    kind = pick("kind", opts.kind, "episodic")
+    name = pick("session", opts.session, None)
+    if r.id is not None:
+        mid, by_content = r.id, False
+    elif item.key is not None:
+        mid, by_content = generated_id(opts.scope, item.key), False
+    else:
+        mid, by_content = generated_id(opts.scope, normalise(r.text)), True
+    created = r.created_at or opts.now
+    props = {
+        "id": mid,
+        "text": r.text,
+        "kind": kind,
+        "scope": opts.scope,
+        "visibility": pick("visibility", opts.visibility, "public"),
+        "importance": r.importance,
+        "confidence": r.confidence if r.confidence is not None
+        else CONFIDENCE_BY_SOURCE[r.source],
+        "source": r.source,
+        "tags": list(r.tags),
+        "meta": {f"meta.{k}": v for k, v in r.metadata.items()},
+        "created_at": created,
+        "added_by": r.added_by or opts.added_by,
+        "content_hash": content_hash(r.text),
+    }
+    return Row(index=index, item=item, id=mid, by_content=by_content, props=props,
+               session=session_id(opts.scope, name) if name else None, session_name=name)
+
+
+def gate(row: Row, signal_gate: bool) -> str | None:
+    """Why a record may not be stored, or None. Secrets always; noise unless imported."""
+    r = row.item.record
+    strings = [r.text, *r.tags, *(v for v in r.metadata.values() if isinstance(v, str))]
+    for s in strings:
+        reason = secret_reason(s)
+        if reason:
+            return f"secret scanner: {reason}"
+    if signal_gate and r.source != "import":
+        reason = signal_reason(r.text)
+        if reason:
+            return f"signal gate: {reason}"
+    return None
+
+
+def plan(records: Sequence[Numbered], opts: WriteOptions
+         ) -> tuple[list[Row], dict[int, WriteOutcome]]:
+    """Resolve and gate every record. Returns the rows to write, in input order, and the
+    outcomes already known (rejections)."""
+    rows: list[Row] = []
+    decided: dict[int, WriteOutcome] = {}
+    given_on: dict[str, Numbered] = {}
+    for index, item in enumerate(records):
+        row = resolve(item, index, opts)
+        if item.record.id is not None:
+            first = given_on.get(row.id)
+            if first is not None:
+                raise InputError(f"id {row.id!r} is already used on line {first.line}",
+                                 source=item.source, line=item.line, field="id")
+            given_on[row.id] = item
+        reason = gate(row, opts.signal_gate)
+        if reason:
+            decided[index] = WriteOutcome(id=None, status="rejected", source=item.source,
+                                          line=item.line, reason=reason)
             continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON: {e.msg} (column {e.colno})", source=source,
-                             line=number) from None
-        out.append(Numbered(number, validate(obj, source, number)))
-    return out
+        rows.append(row)
+    return rows, decided
 
 
-def prepare(
-    records: Sequence[Numbered],
-    *,
-    scope: str,
-    now: datetime,
-    added_by: str | None,
-    source: str = "<stdin>",
-) -> tuple[list[dict[str, Any]], list[int]]:
-    """Turn validated records into query rows (without embeddings), one row per distinct id.
+def check_references(store: Store, rows: Sequence[Row], scope: str) -> None:
+    """Before writing anything: no id may move scope; supersedes and links must name
+    memories of this scope (already stored, or in this input)."""
+    ours = {row.id for row in rows}
+    wanted = ours | {ref for row in rows for ref in _references(row)}
+    found = {r["id"]: r["scope"] for r in store.read("ingest/find_ids", ids=sorted(wanted))}
+    for row in rows:
+        item = row.item
+        if row.id in found and found[row.id] != scope:
+            raise InputError(f"id {row.id!r} already belongs to scope {found[row.id]!r}",
+                             source=item.source, line=item.line, field="id")
+        for field_name, ref in _labelled_references(row):
+            if ref == row.id:
+                raise InputError("a memory cannot refer to itself", source=item.source,
+                                 line=item.line, field=field_name)
+            if ref not in ours and ref not in found:
+                raise InputError(f"no memory has id {ref!r}", source=item.source,
+                                 line=item.line, field=field_name)
+            if ref in found and found[ref] != scope:
+                raise InputError(f"memory {ref!r} is in another scope", source=item.source,
+                                 line=item.line, field=field_name)
 
-    Returns the rows and, for each input record, the index of the row it became.
-    A caller-given id used twice in one batch is an error; identical texts without ids
-    collapse into one row.
+
+def _labelled_references(row: Row) -> list[tuple[str, str]]:
+    r = row.item.record
+    refs = [("supersedes", r.supersedes)] if r.supersedes else []
+    return refs + [(f"links.{i}", link.id) for i, link in enumerate(r.link_list())]
+
+
+def _references(row: Row) -> list[str]:
+    return [ref for _, ref in _labelled_references(row)]
+
+
+class Confirmations:
+    """Seed 004's arithmetic: +0.1 confidence for a confirmation from a session the memory
+    has not been seen in, +0.05 from one it has (or when no session is known)."""
+
+    def __init__(self) -> None:
+        self.sessions: dict[str, set[str]] = {}
+        self.rows: dict[str, dict[str, Any]] = {}
+
+    def known(self, mid: str, sessions: Sequence[str]) -> None:
+        """Note the sessions an existing (or just-created) memory is already in."""
+        self.sessions.setdefault(mid, set()).update(sessions)
+
+    def confirm(self, mid: str, row: Row) -> None:
+        """Count `row` as a confirmation of memory `mid`."""
+        seen = self.sessions.setdefault(mid, set())
+        fresh = row.session is not None and row.session not in seen
+        if row.session is not None:
+            seen.add(row.session)
+        c = self.rows.setdefault(mid, {"id": mid, "count": 0, "delta": 0.0, "importance": 0.0,
+                                       "tags": [], "at": row.props["created_at"]})
+        c["count"] += 1
+        c["delta"] = round(c["delta"] + (0.1 if fresh else 0.05), 6)
+        c["importance"] = max(c["importance"], row.props["importance"])
+        c["tags"] += [t for t in row.props["tags"] if t not in c["tags"]]
+        c["at"] = max(c["at"], row.props["created_at"])
+
+
+def _decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations) -> None:
+    """Mark each row created, updated or confirmed (reads inside the write transaction)."""
+    for row in rows:  # the driver may retry the transaction: decide afresh
+        row.status, row.target = "created", None
+    existing = {r["id"]: r for r in run(tx, "ingest/find_ids", ids=[r.id for r in rows])}
+    for mid, r in existing.items():
+        conf.known(mid, r["sessions"])
+    content = [r for r in rows if r.by_content and r.id not in existing]
+    same = {r["content_hash"]: r for r in run(
+        tx, "ingest/same_content", scope=opts.scope,
+        hashes=sorted({r.props["content_hash"] for r in content}))} if content else {}
+    for mid, r in ((s["id"], s) for s in same.values()):
+        conf.known(mid, r["sessions"])
+    need_vector = [r for r in content if r.props["content_hash"] not in same]
+    near: dict[int, str] = {}
+    if need_vector:
+        min_score = (1.0 + opts.dedup_threshold) / 2.0  # the index reports (1 + cos) / 2
+        found = run(tx, "ingest/near_duplicates", index=VECTOR_INDEX, fetch=DEDUP_FETCH,
+                    scope=opts.scope, min_score=min_score,
+                    rows=[{"i": r.index, "kind": r.props["kind"],
+                           "embedding": r.vector.tolist()} for r in need_vector])
+        for hit in found:
+            if hit["i"] not in near:  # rows come best first per i
+                near[hit["i"]] = hit["id"]
+                conf.known(hit["id"], hit["sessions"])
+
+    placed: dict[str, Row] = {}  # ids this batch writes, so later rows can confirm them
+    fresh: list[Row] = []  # content rows created in this batch, for in-batch near copies
+    for row in rows:
+        if not row.by_content:
+            if row.id in placed:
+                row.status, row.target = "updated", row.id  # the same key twice
+            else:
+                row.status = "updated" if row.id in existing else "created"
+                placed[row.id] = row
+            continue
+        target = None
+        if row.id in existing or row.id in placed:
+            target = row.id
+        elif row.props["content_hash"] in same:
+            target = same[row.props["content_hash"]]["id"]
+        elif row.index in near:
+            target = near[row.index]
+        else:
+            target = _near_in_batch(row, fresh, opts.dedup_threshold)
+        if target is not None:
+            row.status, row.target = "confirmed", target
+            conf.confirm(target, row)
+            continue
+        row.status = "created"
+        placed[row.id] = row
+        fresh.append(row)
+        conf.known(row.id, [row.session] if row.session else [])
+
+
+def _near_in_batch(row: Row, fresh: list[Row], threshold: float) -> str | None:
+    candidates = [f for f in fresh if f.props["kind"] == row.props["kind"]]
+    if not candidates:
+        return None
+    sims = np.stack([f.vector for f in candidates]) @ row.vector
+    best = int(np.argmax(sims))
+    return candidates[best].id if sims[best] >= threshold else None
+
+
+def synaptic_links(tx: Any, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
+    """ASSOCIATED (synaptic) rows: each written memory to its most similar memories of the
+    same session, cosine ≥ threshold, at most `synaptic_max_links` of them (seed 002)."""
+    by_session: dict[str, list[Row]] = defaultdict(list)
+    for row in written:
+        if row.session:
+            by_session[row.session].append(row)
+    if not by_session:
+        return []
+    members: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in run(tx, "ingest/session_members", sessions=sorted(by_session),
+                 window=SESSION_WINDOW, exclude=[r.id for r in written]):
+        members[m["session"]].append(m)
+    links: dict[tuple[str, str], dict[str, Any]] = {}
+    for sid, rows in by_session.items():
+        ours = {r.id for r in rows}
+        others = [m for m in members[sid] if m["id"] not in ours]
+        pool_ids = [m["id"] for m in others] + [r.id for r in rows]
+        pool_at = [_native(m["created_at"]) for m in others] + [
+            r.props["created_at"] for r in rows]
+        if len(pool_ids) < 2:
+            continue
+        pool = np.vstack([np.asarray([m["embedding"] for m in others], dtype=np.float32)
+                          .reshape(-1, rows[0].vector.shape[0]),
+                          np.stack([r.vector for r in rows])])
+        sims = np.stack([r.vector for r in rows]) @ pool.T
+        for i, row in enumerate(rows):
+            sims[i, len(others) + i] = -1.0  # not with itself
+            order = np.argsort(-sims[i])[:opts.synaptic_max_links]
+            for j in order:
+                if sims[i, j] < opts.synaptic_threshold:
+                    break
+                a, b = sorted((row.id, pool_ids[j]))
+                links.setdefault((a, b), {
+                    "a": a, "b": b, "kind": "synaptic", "weight": round(float(sims[i, j]), 4),
+                    "at": max(row.props["created_at"], pool_at[j]),
+                })
+    return list(links.values())
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def write_batch(store: Store, rows: list[Row], opts: WriteOptions, timing: Timing
+                ) -> tuple[int, int]:
+    """Decide, link and write one batch of embedded rows in one transaction.
+
+    Returns (entities mentioned, synaptic links created).
     """
-    rows: list[dict[str, Any]] = []
-    where: dict[str, int] = {}
-    given_on: dict[str, int] = {}
-    row_of: list[int] = []
-    for item in records:
-        r = item.record
-        rscope = r.scope or scope
-        if r.id is not None:
-            if r.id in given_on:
-                raise InputError(f"id {r.id!r} is already used on line {given_on[r.id]}",
-                                 source=source, line=item.line, field="id")
-            given_on[r.id] = item.line
-        mid = r.id or generated_id(rscope, r.text)
-        if rscope != scope:
-            raise InputError(f"scope {rscope!r} differs from the batch's scope {scope!r}",
-                             source=source, line=item.line, field="scope")
-        if mid in where:
-            row_of.append(where[mid])
-            continue
-        where[mid] = len(rows)
-        row_of.append(len(rows))
-        rows.append({
-            "id": mid,
-            "text": r.text,
-            "kind": r.kind,
-            "scope": rscope,
-            "visibility": r.visibility,
-            "importance": r.importance,
-            "confidence": r.confidence if r.confidence is not None
-            else CONFIDENCE_BY_SOURCE[r.source],
-            "source": r.source,
-            "tags": list(r.tags),
-            "meta": {f"meta.{k}": v for k, v in r.metadata.items()},
-            "created_at": r.created_at or now,
-            "added_by": r.added_by or added_by,
-            "content_hash": content_hash(r.text),
-        })
-    return rows, row_of
+
+    def work(tx: Any) -> tuple[int, int]:
+        conf = Confirmations()
+        _decide(tx, rows, opts, conf)
+        written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
+        if written:
+            run(tx, "ingest/upsert_memories",
+                rows=[{**r.props, "embedding": r.vector.tolist()} for r in written])
+        if conf.rows:
+            run(tx, "ingest/confirm_memories", rows=list(conf.rows.values()))
+        in_session = [{"id": r.target or r.id, "session": r.session, "name": r.session_name,
+                       "at": r.props["created_at"], "agent": r.props["added_by"]}
+                      for r in rows if r.session]
+        if in_session:
+            run(tx, "ingest/link_sessions", scope=opts.scope, rows=in_session)
+        if written:
+            run(tx, "ingest/link_entities", rows=[
+                {"id": r.id, "replace": r.status == "updated", "entities": r.entities,
+                 "keys": [e["key"] for e in r.entities]} for r in written])
+        links = synaptic_links(tx, written, opts)
+        manual = [{"a": r.target or r.id, "b": link.id, "kind": "manual",
+                   "weight": link.weight, "at": opts.now}
+                  for r in rows for link in r.item.record.link_list()]
+        made = run(tx, "ingest/associate", rows=links + manual)[0]["created"] if (
+            links or manual) else 0
+        supersede = [{"id": r.target or r.id, "old": r.item.record.supersedes,
+                      "at": r.props["created_at"]} for r in rows if r.item.record.supersedes]
+        if supersede:
+            run(tx, "ingest/supersede", rows=supersede)
+        return len({e["key"] for r in written for e in r.entities}), made
+
+    started = time.perf_counter()
+    result = store.write_tx(work)
+    timing.add("write", started)
+    return result
+
+
+def _embed_and_extract(embedder: Embedder, extractor: Extractor, rows: list[Row],
+                       timing: Timing) -> None:
+    started = time.perf_counter()
+    vectors = embedder.embed([r.props["text"] for r in rows])
+    timing.add("embed", started)
+    started = time.perf_counter()
+    found = extractor.extract_many([r.props["text"] for r in rows],
+                                   [r.props["created_at"] for r in rows])
+    for row, vector, refs in zip(rows, vectors, found, strict=True):
+        row.vector = vector
+        row.entities = [{"key": e.key, "name": e.name, "type": e.type} for e in refs]
+    timing.add("extract", started)
 
 
 def write(
     store: Store,
     embedder: Embedder,
+    extractor: Extractor,
     records: Sequence[Numbered],
+    opts: WriteOptions,
     *,
-    scope: str,
-    now: datetime,
-    added_by: str | None = None,
-    source: str = "<stdin>",
+    skipped: Sequence[InputError] = (),
     progress: bool = False,
+    timing: Timing | None = None,
 ) -> WriteReport:
-    """Embed and write a batch in one transaction: every record lands, or none does."""
-    rows, row_of = prepare(records, scope=scope, now=now, added_by=added_by, source=source)
-    vectors = embedder.embed([r["text"] for r in rows], progress=progress)
-    for row, vector in zip(rows, vectors, strict=True):
-        row["embedding"] = vector.tolist()
+    """Gate, embed, deduplicate, link and store `records`, one transaction per batch.
 
-    def work(tx: Any) -> list[dict[str, Any]]:
-        conflicts = run(tx, "ingest/scope_conflicts", ids=[r["id"] for r in rows], scope=scope)
-        if conflicts:
-            c = conflicts[0]
-            line = next(n.line for n, i in zip(records, row_of, strict=True)
-                        if rows[i]["id"] == c["id"])
-            raise InputError(f"id {c['id']!r} already belongs to scope {c['scope']!r}",
-                             source=source, line=line, field="id")
-        return run(tx, "ingest/upsert_memories", rows=rows)
-
-    created = {r["id"]: r["created"] for r in store.write_tx(work)}
-    outcomes = []
-    seen: set[str] = set()
-    for item, index in zip(records, row_of, strict=True):
-        mid = rows[index]["id"]
-        status = "created" if created[mid] and mid not in seen else "updated"
-        seen.add(mid)
-        outcomes.append(WriteOutcome(id=mid, status=status, line=item.line))
-    return WriteReport(scope=scope, outcomes=outcomes)
+    `skipped` are records already found invalid (with `--skip-invalid`); they are reported
+    as rejected. `progress` draws a bar on stderr.
+    """
+    timing = timing or Timing()
+    started = time.perf_counter()
+    rows, decided = plan(records, opts)
+    timing.add("gates", started)
+    if rows:
+        check_references(store, rows, opts.scope)
+    entities = links = 0
+    with bar("remembering", len(rows), progress) as advance:
+        # Embed many rows at once (the model sorts them by length, so less padding), then
+        # write them in transactions of batch_size.
+        window = max(opts.batch_size, EMBED_WINDOW)
+        for start in range(0, len(rows), window):
+            chunk = rows[start:start + window]
+            _embed_and_extract(embedder, extractor, chunk, timing)
+            for first in range(0, len(chunk), opts.batch_size):
+                batch = chunk[first:first + opts.batch_size]
+                n_entities, n_links = write_batch(store, batch, opts, timing)
+                entities, links = entities + n_entities, links + n_links
+                advance(len(batch))
+    outcomes: list[WriteOutcome | None] = [None] * len(records)
+    for index, outcome in decided.items():
+        outcomes[index] = outcome
+    for row in rows:
+        outcomes[row.index] = WriteOutcome(
+            id=row.target or row.id, status=row.status, source=row.item.source,
+            line=row.item.line)
+    report = [o for o in outcomes if o is not None]
+    report += [WriteOutcome(id=None, status="skipped", source=e.source, line=e.line,
+                            field=e.field, reason=e.reason) for e in skipped]
+    return WriteReport(scope=opts.scope, outcomes=report, entities=entities,
+                       synaptic_links=links)

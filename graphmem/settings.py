@@ -59,6 +59,16 @@ class Settings(BaseSettings):
     scope: str = "default"
     added_by: str | None = None
 
+    #: Cosine at or above which a new text confirms an existing memory (seed 004).
+    dedup_threshold: float = Field(0.92, gt=0.0, le=1.0)
+    #: Cosine at or above which memories of one session are linked (seed 002).
+    synaptic_threshold: float = Field(0.5, gt=0.0, le=1.0)
+    synaptic_max_links: int = Field(5, ge=0, le=100)
+    #: Records per write transaction.
+    write_batch_size: int = Field(500, ge=1, le=10_000)
+    #: "rules", or "package.module:factory" for another entity extractor.
+    entity_extractor: str = "rules"
+
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_device: str = "cpu"

@@ -6,7 +6,14 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    computed_field,
+    field_validator,
+)
 
 from graphmem.model import KINDS
 from graphmem.settings import check_scope
@@ -32,7 +39,9 @@ Scalar = str | int | float | bool
 MetaValue = Scalar | list[Scalar]
 MemoryId = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\s]+$")]
 
-_META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+SESSION_NAME = re.compile(r"^[^\n\r#]{1,200}$")
+SessionName = Annotated[str, StringConstraints(pattern=SESSION_NAME.pattern)]
 
 #: Default confidence by provenance (SPEC: user-stated 0.7, agent-inferred 0.6).
 CONFIDENCE_BY_SOURCE = {"user": 0.7, "agent": 0.6, "import": 0.6, "consolidation": 0.6,
@@ -52,8 +61,20 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+class LinkIn(BaseModel):
+    """A manual association from a new memory to an existing one (same scope)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: MemoryId
+    weight: float = Field(0.5, gt=0.0, le=1.0, allow_inf_nan=False)
+
+
 class MemoryIn(BaseModel):
-    """A memory to store, as a caller hands it in (one JSON object, one NDJSON line)."""
+    """A memory to store, as a caller hands it in (one JSON object, one NDJSON line).
+
+    Fields left out take the command's defaults (`--kind`, `--session`, …), then these.
+    """
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
@@ -69,6 +90,9 @@ class MemoryIn(BaseModel):
     metadata: dict[str, MetaValue] = {}
     created_at: datetime | None = None
     added_by: str | None = None
+    session: SessionName | None = None
+    supersedes: MemoryId | None = None
+    links: list[MemoryId | LinkIn] = []
 
     @field_validator("text")
     @classmethod
@@ -93,7 +117,7 @@ class MemoryIn(BaseModel):
     @classmethod
     def _metadata(cls, value: dict[str, MetaValue]) -> dict[str, MetaValue]:
         for key in value:
-            if not _META_KEY.match(key):
+            if not META_KEY.match(key):
                 raise ValueError(f"metadata key {key!r} must be letters, digits or _ (max 64)")
         return value
 
@@ -102,16 +126,29 @@ class MemoryIn(BaseModel):
     def _aware(cls, value: datetime | None) -> datetime | None:
         return None if value is None else as_utc(value)
 
+    @field_validator("links")
+    @classmethod
+    def _links(cls, value: list[str | LinkIn]) -> list[str | LinkIn]:
+        return [LinkIn(id=v) if isinstance(v, str) else v for v in value]
 
-WriteStatus = Literal["created", "updated", "confirmed", "rejected"]
+    def link_list(self) -> list[LinkIn]:
+        """`links` with bare ids turned into LinkIn (default weight)."""
+        return [v if isinstance(v, LinkIn) else LinkIn(id=v) for v in self.links]
+
+
+WriteStatus = Literal["created", "updated", "confirmed", "rejected", "skipped"]
 
 
 class WriteOutcome(BaseModel):
-    """What happened to one input record."""
+    """What happened to one input record: created, updated (same id), confirmed (an
+    existing memory said the same; `id` is that memory), rejected by a gate, or skipped
+    as invalid (`--skip-invalid`); the last two with the reason."""
 
     id: str | None
     status: WriteStatus
+    source: str | None = None
     line: int | None = None
+    field: str | None = None
     reason: str | None = None
 
 
@@ -121,6 +158,10 @@ class WriteReport(BaseModel):
     scope: str
     outcomes: list[WriteOutcome]
 
+    entities: int = 0
+    synaptic_links: int = 0
+
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def counts(self) -> dict[str, int]:
         """How many records ended in each status."""
@@ -128,6 +169,11 @@ class WriteReport(BaseModel):
         for o in self.outcomes:
             out[o.status] = out.get(o.status, 0) + 1
         return out
+
+    @property
+    def rejected(self) -> list[WriteOutcome]:
+        """The records a gate refused, with their reasons."""
+        return [o for o in self.outcomes if o.status == "rejected"]
 
 
 class Hit(BaseModel):
@@ -143,6 +189,35 @@ class Hit(BaseModel):
     created_at: datetime | None = None
     tags: list[str] = []
     metadata: dict[str, Any] = {}
+
+
+class MemoryOut(BaseModel):
+    """A stored memory as `get` shows it: its properties, sessions and entities."""
+
+    id: str
+    text: str
+    kind: str
+    scope: str
+    visibility: str = "public"
+    importance: float | None = None
+    confidence: float | None = None
+    stability: float | None = None
+    access_count: int = 0
+    confirmation_count: int = 0
+    created_at: datetime | None = None
+    last_accessed: datetime | None = None
+    last_confirmed: datetime | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    lifecycle: str = "active"
+    tier: str = "hot"
+    source: str | None = None
+    added_by: str | None = None
+    tags: list[str] = []
+    metadata: dict[str, Any] = {}
+    sessions: list[str] = []
+    entities: list[str] = []
+    supersedes: list[str] = []
 
 
 class RecallResult(BaseModel):

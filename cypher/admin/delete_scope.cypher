@@ -1,10 +1,14 @@
-// admin/delete_scope — remove every memory of one scope and its relationships.
+// admin/delete_scope — remove every memory and session of one scope with their edges.
 // Used by tests and benchmarks to leave nothing behind; not a user-facing forget
 // (that one leaves tombstones). Batched so a large scope stays within memory.
 // Params: $scope (string).
-// Returns: deleted (int).
+// Returns: deleted (int, memories).
 MATCH (m:Memory {scope: $scope})
 CALL (m) {
   DETACH DELETE m
 } IN TRANSACTIONS OF 5000 ROWS
-RETURN count(*) AS deleted
+WITH count(*) AS deleted
+OPTIONAL MATCH (s:Session {scope: $scope})
+WITH deleted, collect(s) AS sessions
+FOREACH (s IN sessions | DETACH DELETE s)
+RETURN deleted

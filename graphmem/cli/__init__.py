@@ -10,14 +10,16 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from graphmem import ingest
+from graphmem import formats
 from graphmem.api import GraphMem, valid_scope
+from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import server as server_cmd
-from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, parse_now
-from graphmem.errors import InputError
+from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, parse_now, say
+from graphmem.errors import InputError, NotFoundError
+from graphmem.records import Collector, parse_records
 from graphmem.settings import load_settings
-from graphmem.types import RecallResult
+from graphmem.types import RecallResult, WriteReport
 
 PROGRESS_MIN_RECORDS = 200
 
@@ -29,13 +31,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(server_cmd.app, name="server")
+app.add_typer(bench_cmd.app, name="bench")
 app.command("demo")(demo_cmd.demo)
 
 
-def open_memory(scope: str | None = None, now: str | None = None,
-                added_by: str | None = None) -> GraphMem:
+def open_memory(scope: str | None = None, now: str | None = None) -> GraphMem:
     """A GraphMem from the environment, with the command's overrides."""
-    settings = load_settings(scope=valid_scope(scope, "--scope"), added_by=added_by)
+    settings = load_settings(scope=valid_scope(scope, "--scope"))
     return GraphMem(settings, now=parse_now(now))
 
 
@@ -78,6 +80,22 @@ def doctor(as_json: JsonOpt = False) -> None:
         raise typer.Exit(2)
 
 
+KindOpt = Annotated[str | None, typer.Option(
+    "--kind", help="Kind for records that name none (episodic, semantic, fact, …).")]
+VisibilityOpt = Annotated[str | None, typer.Option(
+    "--visibility", help="public or private, for records that name none.")]
+SessionOpt = Annotated[str | None, typer.Option(
+    "--session", help="Session for records that name none (links memories said together).")]
+AddedByOpt = Annotated[str | None, typer.Option(
+    "--added-by", help="Who adds these (default: settings); a record's own value wins.")]
+SkipInvalidOpt = Annotated[bool, typer.Option(
+    "--skip-invalid", help="Write the valid records and list the invalid ones, instead of "
+    "writing nothing.")]
+NoSignalGateOpt = Annotated[bool, typer.Option(
+    "--no-signal-gate", help="Keep short, self-talk, filler and tool-output records "
+    "(the secret scanner always runs).")]
+
+
 @app.command()
 @handled
 def remember(
@@ -85,41 +103,131 @@ def remember(
         help="JSON object, JSON array or NDJSON file; '-' or nothing reads stdin.")] = None,
     text: Annotated[str | None,
                     typer.Option("--text", "-t", help="Remember this one text.")] = None,
-    kind: Annotated[str | None,
-                    typer.Option(help="Kind for --text (episodic, semantic, …).")] = None,
+    kind: KindOpt = None,
+    visibility: VisibilityOpt = None,
+    session: SessionOpt = None,
     scope: ScopeOpt = None,
-    added_by: Annotated[str | None, typer.Option("--added-by", help="Who adds these.")] = None,
+    added_by: AddedByOpt = None,
+    skip_invalid: SkipInvalidOpt = False,
+    no_signal_gate: NoSignalGateOpt = False,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Store memories: one JSON object, NDJSON on stdin or in a file, or --text. All or nothing."""
+    """Store memories: --text, one JSON object, or NDJSON on stdin or in a file. A batch is
+    all or nothing; records the gates refuse are listed as rejected (exit 1)."""
+    collector = Collector(skip_invalid)
     if text is not None:
         if file is not None:
             raise InputError("give either --text or a file, not both", field="--text")
-        record = {"text": text} | ({"kind": kind} if kind else {})
-        source, records = "--text", [ingest.Numbered(1, ingest.validate(record, "--text", 1))]
+        collector.add({"text": text}, "--text", None)
     else:
         if file is None or str(file) == "-":
             source, data = "<stdin>", sys.stdin.read()
         else:
-            source = str(file)
-            try:
-                data = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise InputError(f"cannot read: {e}", source=source) from None
-        records = ingest.parse_records(data, source)
-    with open_memory(scope, now, added_by) as mem:
-        # A bar only for a person watching a long batch; piped runs stay quiet.
-        bar = sys.stderr.isatty() and len(records) >= PROGRESS_MIN_RECORDS
-        report = mem.remember_parsed(records, source=source, progress=bar)
+            source, data = str(file), formats.read_text(file)
+        parse_records(data, source, collector=collector)
+    with open_memory(scope, now) as mem:
+        opts = mem.write_options(added_by=added_by, kind=kind, visibility=visibility,
+                                 session=session, signal_gate=not no_signal_gate)
+        report = mem.write(collector.records, opts, skipped=collector.skipped,
+                           progress=show_progress(len(collector.records)))
+    finish_write(report, as_json)
+
+
+@app.command()
+@handled
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Files: NDJSON/JSONL records, text, Markdown, LoCoMo or chat transcripts.")],
+    fmt: Annotated[str, typer.Option(
+        "--format", help=f"One of {', '.join(formats.FORMATS)}.")] = "auto",
+    split: Annotated[str, typer.Option(
+        help="Text and Markdown: a memory per 'paragraph' or per '##' 'section'.")
+    ] = "paragraph",
+    kind: KindOpt = None,
+    visibility: VisibilityOpt = None,
+    session: SessionOpt = None,
+    scope: ScopeOpt = None,
+    added_by: AddedByOpt = None,
+    skip_invalid: SkipInvalidOpt = False,
+    no_signal_gate: NoSignalGateOpt = False,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ingest files. Everything is validated before anything is written; re-ingesting a
+    file updates the same memories (stable ids)."""
+    with open_memory(scope, now) as mem:
+        report = mem.ingest(
+            paths, fmt=fmt, split=split, skip_invalid=skip_invalid, progress=show_progress(0),
+            added_by=added_by, kind=kind, visibility=visibility, session=session,
+            signal_gate=not no_signal_gate)
+    finish_write(report, as_json)
+
+
+def show_progress(records: int) -> bool:
+    """A bar only for a person watching a long batch; piped runs stay quiet."""
+    return sys.stderr.isatty() and (records == 0 or records >= PROGRESS_MIN_RECORDS)
+
+
+def finish_write(report: WriteReport, as_json: bool) -> None:
+    """Print a write report; exit 1 when any record was rejected."""
 
     def render(c) -> None:
         counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts.items()))
-        c.print(f"{counts} in scope {report.scope}")
+        c.print(f"{counts} in scope {report.scope} ({report.entities} entities, "
+                f"{report.synaptic_links} new synaptic links)")
         for o in report.outcomes:
-            c.print(f"  {o.status:<8} {o.id}")
+            if o.reason or len(report.outcomes) <= 50:
+                where = ":".join(str(p) for p in (o.source, o.line) if p is not None)
+                detail = f"  {where}{f' {o.field}' if o.field else ''}: {o.reason}" if (
+                    o.reason) else ""
+                c.print(f"  {o.status:<9} {o.id or '-'}{detail}", markup=False)
 
     emit(report, as_json, render)
+    rejected = report.rejected
+    if rejected:
+        say(f"error: {len(rejected)} of {len(report.outcomes)} records rejected")
+        raise typer.Exit(1)
+
+
+@app.command()
+@handled
+def get(
+    ids: Annotated[list[str] | None, typer.Argument(help="Memory ids.")] = None,
+    meta: Annotated[str | None, typer.Option(
+        "--meta", help="Find by one metadata value, e.g. dia_id=D1:3.")] = None,
+    scope: ScopeOpt = None,
+    limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show memories of a scope by id or by a metadata value, with sessions and entities."""
+    if not ids and meta is None:
+        raise InputError("give memory ids or --meta key=value", field="ids")
+    pair = None
+    if meta is not None:
+        key, sep, value = meta.partition("=")
+        if not sep:
+            raise InputError(f"{meta!r} is not key=value", field="--meta")
+        pair = (key, value)
+    with open_memory(scope) as mem:
+        found = mem.get(ids or None, meta=pair, limit=limit)
+    if ids:
+        missing = sorted(set(ids) - {m.id for m in found})
+        if missing:
+            raise NotFoundError(f"no memory with id {', '.join(missing)} in this scope")
+
+    def render(c) -> None:
+        for m in found:
+            c.print(f"[bold]{m.id}[/bold]  {m.kind}  {m.created_at:%Y-%m-%d %H:%M}  "
+                    f"confidence {m.confidence}  confirmed {m.confirmation_count}×")
+            c.print(f"  {m.text}", markup=False)
+            if m.sessions or m.entities:
+                c.print(f"  sessions: {', '.join(m.sessions) or '-'}  "
+                        f"entities: {', '.join(m.entities) or '-'}", markup=False)
+
+    emit([m.model_dump(mode="json") for m in found], as_json, render)
+    if not found:
+        raise typer.Exit(1)
 
 
 @app.command()

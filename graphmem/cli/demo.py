@@ -15,7 +15,6 @@ from urllib.parse import urlparse
 import typer
 from pydantic import BaseModel
 
-from graphmem import ingest
 from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled, say
 from graphmem.server import LocalServer, listening
@@ -63,10 +62,9 @@ def demo(
     settings = load_settings(scope=scope)
     ensure_server(settings)
     path = sample or sample_path()
-    records = ingest.parse_records(path.read_text(encoding="utf-8"), str(path))
     with GraphMem(settings) as mem:
         mem.init()
-        written = mem.remember_parsed(records, source=str(path))
+        written = mem.ingest([path], fmt="records")
         say(f"remembered {len(written.outcomes)} memories from {path} in scope {scope}")
         recalls = [mem.recall(q, top_k=top_k) for q in QUESTIONS]
     result = DemoResult(sample=str(path), written=written, recalls=recalls)

@@ -1,0 +1,15 @@
+// admin/find_memories — memories of one scope by id, or by one metadata value
+// (e.g. a LoCoMo turn by its dia_id), with their sessions and entities.
+// Params: $scope (string), $ids (list of string, or null for any), $key (a `meta.<name>`
+//         property, or null), $value (any), $limit (int).
+// Returns: memory (properties without the embedding), sessions, entities — oldest first.
+MATCH (m:Memory)
+WHERE m.scope = $scope
+  AND ($ids IS NULL OR m.id IN $ids)
+  AND ($key IS NULL OR m[$key] = $value)
+RETURN m {.*, embedding: null} AS memory,
+       [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
+       [(m)-[:MENTIONS]->(e:Entity) | e.key] AS entities,
+       [(m)-[:SUPERSEDES]->(old:Memory) | old.id] AS supersedes
+ORDER BY m.created_at, m.id
+LIMIT $limit

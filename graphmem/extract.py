@@ -1,0 +1,397 @@
+"""Entity extraction: the things a memory mentions, as normalised keys for the graph.
+
+The default `RuleExtractor` finds code-ish entities (file paths, symbols, packages,
+environment variables, URLs, ports, error codes) and, in prose, proper-noun spans
+(people, places, organisations, titles) and dates, resolving relative dates ("yesterday",
+"last week") against the memory's own time. Another extractor can plug in behind the
+`Extractor` protocol (setting `entity_extractor = "package.module:factory"`).
+
+Keys: `<type>:<value>` for code-ish things and dates; `name:<casefolded span>` for every
+proper noun, whatever type the rules guessed, so "Caroline" is one entity whether a
+sentence shows her as a person or a place guess.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from graphmem.errors import ConfigError
+
+ENTITY_TYPES = ("file", "symbol", "package", "env", "url", "port", "error", "date",
+                "person", "place", "org", "title", "name")
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """One extracted entity: `key` is its identity in the graph, `name` what people read."""
+
+    key: str
+    name: str
+    type: str
+
+
+class Extractor(Protocol):
+    """Anything that turns a text (and the time it was written) into entities."""
+
+    def extract(self, text: str, at: datetime | None = None) -> list[EntityRef]:
+        """The entities `text` mentions, each once, in order of first mention."""
+        ...
+
+    def extract_many(self, texts: Sequence[str],
+                     ats: Sequence[datetime | None]) -> list[list[EntityRef]]:
+        """`extract` for a batch; a batch lets the rules learn which words are common."""
+        ...
+
+
+MONTHS = {m: i for i, m in enumerate(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"), start=1)}
+_MONTH_ABBR = {m[:3]: i for m, i in MONTHS.items()} | {"sept": 9}
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                 "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
+
+_MONTH_RE = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+             r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_DAY_MONTH_YEAR = re.compile(
+    rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b")
+_MONTH_DAY_YEAR = re.compile(
+    rf"(?i)\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
+_MONTH_YEAR = re.compile(rf"(?i)\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b")
+_YEAR = re.compile(r"(?i)\b(?:in|since|during|of|by|until|from)\s+((?:19|20)\d{2})\b")
+_RELATIVE = re.compile(
+    r"(?i)\b(?:(today|tonight|this morning|this afternoon|this evening|yesterday|last night"
+    r"|tomorrow)"
+    r"|(last|this|next) (week|weekend|month|year|" + "|".join(WEEKDAYS) + r")"
+    r"|(\d+|a couple of|a few|a|one|two|three|four|five|six|seven|eight|nine|ten)"
+    r" (day|week|month|year)s? ago)\b"
+)
+
+_URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]}]+")
+_FILE = re.compile(
+    r"(?<![\w@/.])(?:~/|\.{1,2}/|/)?(?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*"
+    r"\.(?:py|pyi|ts|tsx|js|jsx|mjs|go|rs|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sh|bash"
+    r"|md|rst|txt|json|jsonl|ndjson|yaml|yml|toml|ini|cfg|conf|env|sql|cypher|csv|html|css"
+    r"|scss|lock|xml|gradle|proto|tf|ipynb|dockerfile)\b"
+    r"|(?<![\w@/.])(?:~/|\.{1,2}/|/)?(?:[\w.-]+/){2,}[\w.-]+"
+)
+_ENV = re.compile(r"\$\{?([A-Z][A-Z0-9_]{2,})\}?|\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b")
+_CALL = re.compile(r"\b([A-Za-z_][\w.]*)\(\)")
+_CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b")
+_SNAKE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+_BACKTICK = re.compile(r"`([^`\n]{2,80})`")
+_SCOPED_PACKAGE = re.compile(r"(?<![\w.])@[a-z0-9][\w.-]*/[a-z0-9][\w.-]*")
+_INSTALL = re.compile(
+    r"(?i)\b(?:pip3?|uv pip|poetry|npm|pnpm|yarn|cargo|gem|go|apt(?:-get)?|brew|conda)"
+    r" (?:install|add|get)\s+(?:-{1,2}[\w-]+\s+)*([@\w][\w.@/-]*(?:\s+[@\w][\w.@/-]*)*)"
+)
+_IMPORT = re.compile(r"(?m)^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+))")
+_PORT = re.compile(
+    r"(?i)\bports?\s+(\d{2,5})\b|\b(?:localhost|127\.0\.0\.1|0\.0\.0\.0):(\d{2,5})\b")
+_ERROR = re.compile(
+    r"\b([A-Z][A-Za-z]*(?:Error|Exception|Warning|Fault))\b"
+    r"|\b((?:E|W|TS|CS|ORA|ERR|PG|SQL|HTTP|NU|C)-?\d{3,5})\b"
+    r"|(?i:\b(?:error|status|http|exit code)\s+(\d{3}))\b"
+)
+_QUOTED_TITLE = re.compile(r"[\"“]([A-Z][^\"”\n]{1,80})[\"”]")
+_WORK_TITLE = re.compile(
+    r"(?i:\b(?:book|novel|movie|film|song|album|show|series|game|play|poem|painting|podcast))"
+    r"(?:\s+(?:called|titled|named))?\s+((?:[A-Z][\w'’-]*)(?:\s+(?:of|the|and|a|in|on|to|[A-Z][\w'’-]*))*)"
+)
+_CAP_SPAN = re.compile(
+    r"\b(?:[A-Z][\w'’&-]*|[A-Z]{2,})(?:\s+(?:(?:of|the|de|la|van|von|and|&)\s+)?"
+    r"(?:[A-Z][\w'’&-]*))*"
+)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*|-\s+)$")
+
+_ORG_CUES = {"inc", "corp", "corporation", "llc", "ltd", "company", "co", "university",
+             "college", "school", "institute", "bank", "group", "foundation", "association",
+             "club", "agency", "department", "church", "hospital", "society", "labs", "lab",
+             "academy", "council", "committee", "party", "ministry", "team", "studio",
+             "studios", "center", "centre", "organization", "organisation", "charity"}
+_PLACE_CUES = {"city", "street", "st", "avenue", "ave", "road", "rd", "park", "lake", "river",
+               "mountain", "mountains", "mount", "beach", "island", "islands", "county",
+               "state", "country", "valley", "bay", "canyon", "forest", "museum", "square",
+               "bridge", "falls", "coast", "desert", "village", "town", "province", "kingdom",
+               "republic", "ocean", "sea", "national"}
+_HONORIFICS = {"mr", "mrs", "ms", "miss", "dr", "prof", "professor", "sir", "madam", "aunt",
+               "uncle", "grandma", "grandpa", "mom", "dad"}
+_PLACE_PREPS = {"in", "near", "visited", "visiting"}
+
+# Words that start sentences or are capitalised for grammar, not because they name anything.
+_COMMON_WORDS = """
+a about above after again against all also although always am among an and another any
+anyone anything anyway anyways apparently are around as at aw aww awesome back be
+because been before being besides best better both but by can cannot can't cheers
+congrats congratulations could couldn't cool dear definitely did didn't do does doesn't
+doing done don't down during each either else enjoy especially even eventually ever
+every everyone everything exactly excited fantastic few finally first for from fun funny
+further gee glad go going good goodbye got great guess had hadn't happy has hasn't have
+haven't having he he'd he'll hello her here here's hers herself hey hi him himself his
+hmm honestly hope hopefully how however i i'd i'll i'm i've if in indeed instead
+interesting is isn't it it's its itself just keep last later let let's like likewise lol
+look lots love made make many maybe me meanwhile might mine more moreover most much must
+my myself nah nay neither never nevertheless new next nice no nobody none nor not
+nothing now of off oh ok okay on once one only oops or other others otherwise ought our
+ours ourselves out over overall own perhaps please plus pretty probably quite rather
+really right same see seems she she'd she'll she's should shouldn't since so some
+somebody someone something sometimes soon sorry sounds still such super sure take thank
+thanks that that's the their theirs them themselves then there there's therefore these
+they they'd they'll they're they've thing things this those though through thus to today
+together tomorrow too totally true truly try two under unfortunately unless until up
+upon us usually very was wasn't watch way we we'd we'll we're we've well were weren't
+what what's whatever when whenever where whereas wherever whether which while who who's
+whoever whole whom whose why will with within without won't wonderful wow would wouldn't
+yay yeah yep yes yesterday yet you you'd you'll you're you've your yours yourself
+yourselves yup amazing absolutely agreed ah aha alright anyhow btw haha hahaha hm omg
+wish tonight morning afternoon evening gonna wanna gotta bye long little big small old
+young kind sort lots woah whoa woohoo phew nope oof kudos fyi mm
+"""
+_COMMON = (set(_COMMON_WORDS.split()) | set(MONTHS) | set(WEEKDAYS) | set(_NUMBER_WORDS)
+           | _HONORIFICS)
+# Capitalised for grammar wherever they stand.
+_ALWAYS_COMMON = ({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"} | _HONORIFICS | set(MONTHS)
+                  | set(WEEKDAYS) | {d[:3] for d in WEEKDAYS} | {"tues", "thurs"})
+
+
+def _fold(name: str) -> str:
+    return re.sub(r"\s+", " ", name).strip().casefold()
+
+
+def _month(token: str) -> int:
+    token = token.lower().rstrip(".")
+    return MONTHS.get(token) or _MONTH_ABBR[token[:4] if token[:4] == "sept" else token[:3]]
+
+
+def _date_ref(value: str) -> EntityRef:
+    return EntityRef(key=f"date:{value}", name=value, type="date")
+
+
+def _relative_date(match: re.Match[str], at: datetime) -> str | None:
+    word, direction, unit, count, ago_unit = (g.lower() if g else None for g in match.groups())
+    day = at.date()
+    if word:
+        offset = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(word, 0)
+        return (day + timedelta(days=offset)).isoformat()
+    if direction and unit:
+        step = {"last": -1, "this": 0, "next": 1}[direction]
+        if unit in WEEKDAYS:
+            delta = (WEEKDAYS.index(unit) - day.weekday()) % 7
+            if direction == "last":
+                delta = delta - 7 if delta > 0 else -7
+            elif direction == "next":
+                delta = delta if delta > 0 else 7
+            return (day + timedelta(days=delta)).isoformat()
+        if unit in ("week", "weekend"):
+            year, week, _ = (day + timedelta(weeks=step)).isocalendar()
+            return f"{year}-W{week:02d}"
+        if unit == "month":
+            month0 = day.year * 12 + day.month - 1 + step
+            return f"{month0 // 12}-{month0 % 12 + 1:02d}"
+        return str(day.year + step)
+    n = int(count) if count and count.isdigit() else _NUMBER_WORDS.get(count or "", 1)
+    if ago_unit == "day":
+        return (day - timedelta(days=n)).isoformat()
+    if ago_unit == "week":
+        year, week, _ = (day - timedelta(weeks=n)).isocalendar()
+        return f"{year}-W{week:02d}"
+    if ago_unit == "month":
+        month0 = day.year * 12 + day.month - 1 - n
+        return f"{month0 // 12}-{month0 % 12 + 1:02d}"
+    return str(day.year - n)
+
+
+def _dates(text: str, at: datetime | None) -> list[tuple[int, EntityRef]]:
+    found: list[tuple[int, EntityRef]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(m: re.Match[str], value: str | None) -> None:
+        if value and not any(s <= m.start() < e for s, e in taken):
+            taken.append(m.span())
+            found.append((m.start(), _date_ref(value)))
+
+    for m in _ISO_DATE.finditer(text):
+        add(m, m.group(0))
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        add(m, f"{m.group(3)}-{_month(m.group(2)):02d}-{int(m.group(1)):02d}")
+    for m in _MONTH_DAY_YEAR.finditer(text):
+        add(m, f"{m.group(3)}-{_month(m.group(1)):02d}-{int(m.group(2)):02d}")
+    for m in _MONTH_YEAR.finditer(text):
+        add(m, f"{m.group(2)}-{_month(m.group(1)):02d}")
+    for m in _YEAR.finditer(text):
+        add(m, m.group(1))
+    if at is not None:
+        for m in _RELATIVE.finditer(text):
+            add(m, _relative_date(m, at))
+    return found
+
+
+def _classify(span: str, before: str) -> str:
+    words = [w.strip(".,'’").lower() for w in span.split()]
+    if any(w in _ORG_CUES for w in words):
+        return "org"
+    if any(w in _PLACE_CUES for w in words):
+        return "place"
+    prev = before.split()[-1].lower().strip(".,") if before.split() else ""
+    if prev in _HONORIFICS:
+        return "person"
+    if prev in _PLACE_PREPS:
+        return "place"
+    return "name"
+
+
+_WORD = re.compile(r"\b[a-z][a-z'’]+\b")
+
+
+class RuleExtractor:
+    """Regular-expression rules for code and prose; fast, deterministic, no model."""
+
+    def extract_many(self, texts: Sequence[str],
+                     ats: Sequence[datetime | None]) -> list[list[EntityRef]]:
+        """`extract` for a batch: a word seen in lower case anywhere in the batch is common,
+        so it does not become an entity when a sentence happens to start with it."""
+        lowercase = {w for text in texts for w in _WORD.findall(text)}
+        return [self.extract(t, at, lowercase) for t, at in zip(texts, ats, strict=True)]
+
+    def extract(self, text: str, at: datetime | None = None,
+                lowercase: set[str] | frozenset[str] = frozenset()) -> list[EntityRef]:
+        """The entities `text` mentions, each once, in order of first mention.
+
+        `lowercase` holds words known to be common (seen in lower case elsewhere).
+        """
+        lowercase = lowercase or set(_WORD.findall(text))
+        found: list[tuple[int, EntityRef]] = []
+        claimed: list[tuple[int, int]] = []
+
+        def free(start: int, end: int) -> bool:
+            return not any(s < end and start < e for s, e in claimed)
+
+        def add(start: int, end: int, ref: EntityRef) -> None:
+            claimed.append((start, end))
+            found.append((start, ref))
+
+        for m in _URL.finditer(text):
+            url = m.group(0).rstrip(".,;:!?")
+            add(m.start(), m.start() + len(url), EntityRef(f"url:{url}", url, "url"))
+        for m in _SCOPED_PACKAGE.finditer(text):
+            if free(*m.span()):
+                add(*m.span(), EntityRef(f"package:{m.group(0).lower()}", m.group(0), "package"))
+        for m in _INSTALL.finditer(text):
+            start = m.start(1)
+            for name in m.group(1).split():
+                name = name.rstrip(".,;")
+                pkg = re.split(r"[=<>~!\[]", name)[0]
+                if pkg and not pkg.startswith("-"):
+                    add(start, start + len(name),
+                        EntityRef(f"package:{pkg.lower()}", pkg, "package"))
+                start += len(name) + 1
+        for m in _IMPORT.finditer(text):
+            name = m.group(1) or m.group(2)
+            top = name.split(".")[0]
+            add(m.start(), m.end(), EntityRef(f"package:{top.lower()}", top, "package"))
+        for m in _FILE.finditer(text):
+            path = m.group(0).rstrip(".")
+            if free(m.start(), m.start() + len(path)) and not path.startswith("//"):
+                add(m.start(), m.start() + len(path), EntityRef(f"file:{path}", path, "file"))
+        for m in _ENV.finditer(text):
+            name = m.group(1) or m.group(2)
+            if free(*m.span()) and len(name) >= 4:
+                add(*m.span(), EntityRef(f"env:{name}", name, "env"))
+        for m in _PORT.finditer(text):
+            port = m.group(1) or m.group(2)
+            if 0 < int(port) < 65536:
+                add(*m.span(), EntityRef(f"port:{int(port)}", port, "port"))
+        for m in _ERROR.finditer(text):
+            code = next(g for g in m.groups() if g)
+            if free(*m.span()):
+                add(*m.span(), EntityRef(f"error:{code.lower()}", code, "error"))
+        for m in _CALL.finditer(text):
+            if free(*m.span()):
+                add(*m.span(), EntityRef(f"symbol:{m.group(1)}", m.group(1), "symbol"))
+        for m in _BACKTICK.finditer(text):
+            inner = m.group(1).strip()
+            if free(m.start(1), m.end(1)) and re.fullmatch(r"[\w.:<>-]+", inner):
+                add(m.start(1), m.end(1), EntityRef(f"symbol:{inner}", inner, "symbol"))
+        for m in _CAMEL.finditer(text):
+            if free(*m.span()):
+                add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
+        for m in _SNAKE.finditer(text):
+            if free(*m.span()):
+                add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
+        for start, ref in _dates(text, at):
+            if free(start, start + 1):
+                add(start, start + 1, ref)
+        for pattern in (_QUOTED_TITLE, _WORK_TITLE):
+            for m in pattern.finditer(text):
+                title = m.group(1).strip(" .,!?;:")
+                if free(m.start(1), m.end(1)) and len(title) > 1:
+                    add(m.start(1), m.end(1), EntityRef(f"name:{_fold(title)}", title, "title"))
+        for m in _CAP_SPAN.finditer(text):
+            span = _proper_noun(text, m, lowercase)
+            if span is not None and free(span[0], span[1]):
+                add(*span)
+        seen: set[str] = set()
+        out = []
+        for _, ref in sorted(found, key=lambda item: item[0]):
+            if ref.key not in seen:
+                seen.add(ref.key)
+                out.append(ref)
+        return out
+
+
+def _proper_noun(text: str, m: re.Match[str],
+                 lowercase: set[str] | frozenset[str]) -> tuple[int, int, EntityRef] | None:
+    """The proper noun inside a capitalised span, without words capitalised only by grammar."""
+    start, end = m.span()
+    words = m.group(0).split(" ")
+    at_sentence_start = _SENTENCE_START.search(text[:start]) is not None
+    while words:
+        base = _base(words[0])
+        if base in _ALWAYS_COMMON or (at_sentence_start and _common(base, lowercase)):
+            start += len(words[0]) + 1
+            words = words[1:]
+            continue
+        break
+    while words and _base(words[-1]) in _COMMON | {"of", "the", "and", "&", "de", "la"}:
+        end -= len(words[-1]) + 1
+        words = words[:-1]
+    if not words:
+        return None
+    span = " ".join(_strip_possessive(w) for w in words).strip("-&")
+    if len(span) < 2 or span.lower() in _COMMON:
+        return None
+    return start, end, EntityRef(f"name:{_fold(span)}", span, _classify(span, text[:start]))
+
+
+def _common(word: str, lowercase: set[str] | frozenset[str]) -> bool:
+    head = re.split(r"['’]", word)[0]
+    return (word in _COMMON or head in _COMMON or word in lowercase
+            or word.endswith(("ing", "ly")))
+
+
+def _strip_possessive(word: str) -> str:
+    return re.sub(r"['’]s$", "", word)
+
+
+def _base(word: str) -> str:
+    return _strip_possessive(word).strip(".,!?;:'’\"").lower()
+
+
+def load_extractor(spec: str) -> Extractor:
+    """The extractor named by configuration: "rules", or "package.module:factory"."""
+    if spec == "rules":
+        return RuleExtractor()
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"entity_extractor {spec!r} is not 'rules' or 'module:factory'")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as e:
+        raise ConfigError(f"cannot load entity extractor {spec!r}: {e}") from e
+    return factory()
