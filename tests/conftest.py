@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -81,6 +82,16 @@ def mem(schema_ready: Settings, embedder: Embedder, scope: str) -> Iterator[Grap
     with GraphMem(settings, embedder=embedder) as m:
         yield m
         m.store.autocommit("admin/delete_scope", scope=scope)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared benchmark data (GRAPHMEM_DATA, else ../shared/data next to the repo)."""
+    here = Path(__file__).resolve().parents[1]
+    path = Path(os.environ.get("GRAPHMEM_DATA") or here.parent / "shared" / "data")
+    if not (path / "locomo").is_dir():
+        pytest.skip(f"no shared data at {path} (set GRAPHMEM_DATA)")
+    return path
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -86,3 +86,64 @@ def test_bad_scope_flag_is_a_user_error(cli: CliRunner) -> None:
     done = cli.invoke(app, ["recall", "anything", "--scope", "no spaces allowed"])
     assert done.exit_code == 1
     assert done.stderr.startswith("error: field '--scope': scope 'no spaces allowed'")
+
+
+def test_a_secret_is_rejected_with_exit_1_and_never_echoed(cli: CliRunner, mem: GraphMem) -> None:
+    secret = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+    done = cli.invoke(app, ["remember", "--text", f"the slack bot uses {secret}", "--json"])
+    assert done.exit_code == 1
+    outcome = json.loads(done.stdout)["outcomes"][0]
+    assert outcome["status"] == "rejected"
+    assert outcome["reason"] == "secret scanner: contains a Slack token"
+    assert "xoxb" not in done.stdout + done.stderr
+    assert mem.store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0
+
+
+def test_skip_invalid_writes_the_rest_and_lists_what_it_skipped(cli: CliRunner,
+                                                                 mem: GraphMem) -> None:
+    data = ('{"text": "The billing job runs nightly"}\n{"text": 5}\n'
+            '{"text": "Backups are kept for 30 days"}\n')
+    done = cli.invoke(app, ["remember", "--skip-invalid", "--json"], input=data)
+    assert done.exit_code == 0, done.stderr
+    outcomes = json.loads(done.stdout)["outcomes"]
+    assert [o["status"] for o in outcomes] == ["created", "created", "skipped"]
+    assert (outcomes[2]["line"], outcomes[2]["field"]) == (2, "text")
+
+
+def test_ingest_markdown_then_get_and_flags(cli: CliRunner, mem: GraphMem, tmp_path) -> None:
+    notes = tmp_path / "runbook.md"
+    notes.write_text("# Runbook\n\nRestart the worker with systemctl restart worker.\n",
+                     encoding="utf-8")
+    done = cli.invoke(app, ["ingest", str(notes), "--kind", "procedure", "--session", "setup",
+                            "--added-by", "ops-bot", "--json"])
+    assert done.exit_code == 0, done.stderr
+    mid = json.loads(done.stdout)["outcomes"][0]["id"]
+    shown = cli.invoke(app, ["get", mid, "--json"])
+    assert shown.exit_code == 0, shown.stderr
+    m = json.loads(shown.stdout)[0]
+    assert (m["kind"], m["added_by"], m["sessions"]) == ("procedural", "ops-bot", ["setup"])
+    assert m["metadata"] == {"file": "runbook.md", "line": 3, "section": "Runbook"}
+    missing = cli.invoke(app, ["get", "no-such-id"])
+    assert missing.exit_code == 1 and "no memory with id no-such-id" in missing.stderr
+
+
+def test_ingest_a_file_in_no_known_format(cli: CliRunner, tmp_path) -> None:
+    blob = tmp_path / "data.bin"
+    blob.write_text("just words", encoding="utf-8")
+    done = cli.invoke(app, ["ingest", str(blob)])
+    assert done.exit_code == 1
+    assert done.stderr.startswith(f"error: {blob}: cannot tell the format")
+
+
+def test_bench_ingest_prints_its_figures(cli: CliRunner, tmp_path) -> None:
+    turns = [{"speaker": "ann" if i % 2 else "ben",
+              "text": f"Turn {i}: we talked about project {i % 7} and its deadline"}
+             for i in range(40)]
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps({"sessions": [{"id": "s", "turns": turns}]}), encoding="utf-8")
+    done = cli.invoke(app, ["bench", "ingest", str(chat), "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["memories"] == 40 and result["counts"] == {"created": 40}
+    assert result["cores"] >= 1 and 0 < result["ratio"] < 2
+    assert set(result["shares"]) == {"embed", "extract", "gates", "write", "other"}

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem import ingest
+from graphmem import records as rec
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
 
@@ -55,7 +55,7 @@ def test_stored_properties_follow_the_spec(mem: GraphMem) -> None:
     assert row["valid_from"].to_native() == when
     assert row["added_by"] == "tester"
     assert row["meta.file"] == "pay.py"
-    assert row["content_hash"] == ingest.content_hash("Maria owns the payments integration")
+    assert row["content_hash"] == rec.content_hash("Maria owns the payments integration")
     assert row["embedding_size"] == 384
 
 
@@ -65,7 +65,7 @@ def test_a_bad_ndjson_batch_writes_nothing(mem: GraphMem) -> None:
             '{"text": "bad importance", "importance": "high"}\n')
     records = None
     with pytest.raises(InputError, match=r"batch.ndjson:3: field 'importance'"):
-        records = ingest.parse_records(data, "batch.ndjson")
+        records = rec.parse_records(data, "batch.ndjson")
     assert records is None
     assert count(mem) == 0
 
@@ -88,7 +88,9 @@ def test_recall_stays_in_its_scope_even_when_others_crowd_the_index(mem: GraphMe
                                                                      scope: str) -> None:
     other = scope + "-crowd"
     try:
-        crowd = [f"The cache layer is Redis cluster number {i}" for i in range(40)]
+        # Ids given, so these near-identical texts stay 40 memories, not one confirmed.
+        crowd = [{"id": f"crowd-{i}", "text": f"The cache layer is Redis cluster number {i}"}
+                 for i in range(40)]
         mem.remember(crowd, scope=other)
         mem.remember(["Our sessions are kept in Memcached", *DISTRACTORS])
         hits = mem.recall("which key-value store do we use?", top_k=1).hits

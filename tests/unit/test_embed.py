@@ -30,4 +30,7 @@ def test_unknown_model_fails_offline_instead_of_downloading() -> None:
 
 def test_chunked_embedding_with_progress_matches_one_pass(embedder: Embedder) -> None:
     texts = [f"note {i} about service {i % 5}" for i in range(embedder.batch_size * 4 + 7)]
-    assert np.allclose(embedder.embed(texts, progress=True), embedder.embed(texts), atol=1e-5)
+    seen: list[int] = []
+    chunked = embedder.embed(texts, advance=seen.append)
+    assert np.allclose(chunked, embedder.embed(texts), atol=1e-5)
+    assert sum(seen) == len(texts) and len(seen) == 2

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem import ingest
+from graphmem import ingest, records
 from graphmem.errors import InputError
 from graphmem.types import MAX_TEXT_CHARS, MemoryIn, canonical_kind
 
@@ -44,7 +44,7 @@ def test_unknown_kind_names_the_choices() -> None:
 ])
 def test_bad_records_name_line_and_field(record: dict, field: str, message: str) -> None:
     with pytest.raises(InputError) as info:
-        ingest.validate(record, "notes.jsonl", 7)
+        records.validate(record, "notes.jsonl", 7)
     assert info.value.line == 7
     assert info.value.field == field
     assert message in str(info.value)
@@ -54,18 +54,18 @@ def test_bad_records_name_line_and_field(record: dict, field: str, message: str)
 def test_ndjson_reports_the_failing_line() -> None:
     data = '{"text": "first memory"}\n\n{"text": "second"\n{"text": "third"}\n'
     with pytest.raises(InputError, match=r"^in.ndjson:3: malformed JSON"):
-        ingest.parse_records(data, "in.ndjson")
+        records.parse_records(data, "in.ndjson")
 
 
 def test_ndjson_line_that_is_not_an_object() -> None:
     with pytest.raises(InputError, match=r"^-:2: expected a JSON object, got list"):
-        ingest.parse_records('{"text": "a memory"}\n[1, 2]\n', "-")
+        records.parse_records('{"text": "a memory"}\n[1, 2]\n', "-")
 
 
 def test_single_object_array_and_ndjson_all_parse() -> None:
-    one = ingest.parse_records('{\n  "text": "pretty printed"\n}\n')
-    many = ingest.parse_records('[{"text": "a"}, {"text": "b"}]')
-    nd = ingest.parse_records('{"text": "a"}\n\n{"text": "b"}\n')
+    one = records.parse_records('{\n  "text": "pretty printed"\n}\n')
+    many = records.parse_records('[{"text": "a"}, {"text": "b"}]')
+    nd = records.parse_records('{"text": "a"}\n\n{"text": "b"}\n')
     assert [r.record.text for r in one] == ["pretty printed"]
     assert [(r.line, r.record.text) for r in many] == [(1, "a"), (2, "b")]
     assert [(r.line, r.record.text) for r in nd] == [(1, "a"), (3, "b")]
@@ -73,48 +73,107 @@ def test_single_object_array_and_ndjson_all_parse() -> None:
 
 def test_empty_input_is_an_error() -> None:
     with pytest.raises(InputError, match="no records"):
-        ingest.parse_records("  \n")
+        records.parse_records("  \n")
 
 
 def test_generated_ids_are_stable_and_ignore_case_and_spacing() -> None:
-    a = ingest.generated_id("s", "The cache  layer is Redis")
-    assert a == ingest.generated_id("s", "the cache layer is redis ")
-    assert a != ingest.generated_id("other", "The cache layer is Redis")
-    assert ingest.content_hash("A  b") == ingest.content_hash("a b")
+    a = records.generated_id("s", records.normalise("The cache  layer is Redis"))
+    assert a == records.generated_id("s", records.normalise("the cache layer is redis "))
+    assert a != records.generated_id("other", records.normalise("The cache layer is Redis"))
+    assert records.content_hash("A  b") == records.content_hash("a b")
 
 
-def test_prepare_defaults_confidence_by_provenance_and_keeps_given_values() -> None:
-    records = ingest.parse_records(
+def plan(data: str, **flags):
+    opts = ingest.WriteOptions(scope="s", now=NOW, **flags)
+    return ingest.plan(records.parse_records(data, "f"), opts)
+
+
+def test_confidence_defaults_by_provenance_and_given_values_are_kept() -> None:
+    rows, _ = plan(
         '{"text": "user said it"}\n'
         '{"text": "agent guessed it", "source": "agent"}\n'
-        '{"text": "explicit", "source": "agent", "confidence": 0.9, "added_by": "bob"}\n'
+        '{"text": "explicitly stated value", "source": "agent", "confidence": 0.9, '
+        '"added_by": "bob"}\n',
+        added_by="cfg",
     )
-    rows, _ = ingest.prepare(records, scope="s", now=NOW, added_by="cfg")
-    assert [r["confidence"] for r in rows] == [0.7, 0.6, 0.9]
-    assert [r["added_by"] for r in rows] == ["cfg", "cfg", "bob"]
-    assert all(r["created_at"] == NOW for r in rows)
+    assert [r.props["confidence"] for r in rows] == [0.7, 0.6, 0.9]
+    assert [r.props["added_by"] for r in rows] == ["cfg", "cfg", "bob"]
+    assert all(r.props["created_at"] == NOW for r in rows)
 
 
-def test_prepare_stores_metadata_as_prefixed_properties() -> None:
-    records = ingest.parse_records('{"text": "t", "metadata": {"file": "a.py", "line": 3}}')
-    rows, _ = ingest.prepare(records, scope="s", now=NOW, added_by=None)
-    assert rows[0]["meta"] == {"meta.file": "a.py", "meta.line": 3}
+def test_flags_fill_what_a_record_leaves_out_and_never_overwrite_it() -> None:
+    rows, _ = plan('{"text": "no kind given here"}\n'
+                   '{"text": "kind given here", "kind": "procedure", "session": "mine"}\n',
+                   kind="semantic", session="flag-session", visibility="private")
+    assert [r.props["kind"] for r in rows] == ["semantic", "procedural"]
+    assert [r.session_name for r in rows] == ["flag-session", "mine"]
+    assert [r.session for r in rows] == ["s#flag-session", "s#mine"]
+    assert {r.props["visibility"] for r in rows} == {"private"}
 
 
-def test_prepare_rejects_a_repeated_explicit_id() -> None:
-    records = ingest.parse_records('{"id": "x", "text": "one"}\n{"id": "x", "text": "two"}\n')
+def test_metadata_is_stored_as_prefixed_properties() -> None:
+    rows, _ = plan('{"text": "t", "metadata": {"file": "a.py", "line": 3}}', signal_gate=False)
+    assert rows[0].props["meta"] == {"meta.file": "a.py", "meta.line": 3}
+
+
+def test_a_repeated_explicit_id_names_both_lines() -> None:
     with pytest.raises(InputError, match=r"^f:2: field 'id': id 'x' is already used on line 1"):
-        ingest.prepare(records, scope="s", now=NOW, added_by=None, source="f")
+        plan('{"id": "x", "text": "one thing"}\n{"id": "x", "text": "two things"}\n',
+             signal_gate=False)
 
 
-def test_prepare_collapses_identical_texts_without_ids() -> None:
-    records = ingest.parse_records('{"text": "same thing"}\n{"text": "Same  thing"}\n')
-    rows, row_of = ingest.prepare(records, scope="s", now=NOW, added_by=None)
-    assert len(rows) == 1
-    assert row_of == [0, 0]
+def test_identity_is_the_id_the_format_key_or_the_normalised_text() -> None:
+    rows, _ = plan('{"text": "same thing said"}\n{"text": "Same  thing SAID"}\n'
+                   '{"id": "given", "text": "same thing said"}\n')
+    assert rows[0].id == rows[1].id == records.generated_id("s", "same thing said")
+    assert [r.by_content for r in rows] == [True, True, False]
+    assert rows[2].id == "given"
 
 
-def test_prepare_rejects_a_record_for_another_scope() -> None:
-    records = ingest.parse_records('{"text": "t", "scope": "elsewhere"}')
+def test_a_record_for_another_scope_is_refused() -> None:
     with pytest.raises(InputError, match="field 'scope'"):
-        ingest.prepare(records, scope="here", now=NOW, added_by=None)
+        plan('{"text": "t", "scope": "elsewhere"}')
+
+
+def test_gates_reject_records_without_echoing_them() -> None:
+    rows, decided = plan('{"text": "deploy key AKIAIOSFODNN7EXAMPLE lives here"}\n'
+                         '{"text": "ok"}\n'
+                         '{"text": "a perfectly useful memory about Redis"}\n'
+                         '{"text": "fine text", "tags": '
+                         '["ghp_0123456789abcdefghijABCDEFGHIJ012345"]}\n')
+    assert [r.props["text"] for r in rows] == ["a perfectly useful memory about Redis"]
+    assert {i: o.line for i, o in decided.items()} == {0: 1, 1: 2, 3: 4}
+    assert decided[0].reason == "secret scanner: contains an AWS access key id"
+    assert decided[1].reason.startswith("signal gate: too short")
+    assert decided[3].reason == "secret scanner: contains a GitHub token"
+    assert all("AKIA" not in (o.reason or "") and "ghp_" not in (o.reason or "")
+               for o in decided.values())
+
+
+def test_imported_records_skip_the_signal_gate_but_not_the_secret_scanner() -> None:
+    rows, decided = plan('{"text": "Thanks!", "source": "import"}\n'
+                         '{"text": "token AKIAIOSFODNN7EXAMPLE", "source": "import"}\n')
+    assert [r.props["text"] for r in rows] == ["Thanks!"]
+    assert list(decided) == [1]
+
+
+def test_no_signal_gate_keeps_noise_but_never_secrets() -> None:
+    rows, decided = plan('{"text": "ok"}\n{"text": "-----BEGIN RSA PRIVATE KEY-----"}\n',
+                         signal_gate=False)
+    assert [r.props["text"] for r in rows] == ["ok"]
+    assert decided[1].reason == "secret scanner: contains a private key block"
+
+
+def test_an_invalid_record_holding_a_secret_is_refused_without_the_field_or_value() -> None:
+    with pytest.raises(InputError) as info:
+        records.validate({"text": "fine", "kind": "AKIAIOSFODNN7EXAMPLE"}, "f", 3)
+    assert "AKIA" not in str(info.value)
+    assert "secret" not in str(info.value) or "rejected" in str(info.value)
+
+
+def test_skip_invalid_collects_every_bad_record() -> None:
+    collector = records.Collector(skip_invalid=True)
+    records.parse_records('{"text": "good one here"}\n{"txt": "typo"}\nnot json\n'
+                          '{"text": "another good one"}\n', "f", collector=collector)
+    assert [n.line for n in collector.records] == [1, 4]
+    assert [(e.line, e.field) for e in collector.skipped] == [(2, "text"), (3, None)]

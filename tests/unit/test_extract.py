@@ -1,0 +1,83 @@
+"""Rule-based entity extraction: code-ish things, proper nouns, dates."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem.errors import ConfigError
+from graphmem.extract import RuleExtractor, load_extractor
+
+AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
+
+
+def keys(text: str, at: datetime | None = AT) -> list[str]:
+    return [e.key for e in RuleExtractor().extract(text, at)]
+
+
+def test_code_entities() -> None:
+    found = keys("The UserService in src/auth/handler.ts calls handleAuth(); set DATABASE_URL, "
+                 "pip install httpx, add @prisma/client, Postgres on port 5432 raised "
+                 "ValueError and TS2304; docs at https://example.com/docs.")
+    for key in ("symbol:UserService", "file:src/auth/handler.ts", "symbol:handleAuth",
+                "env:DATABASE_URL", "package:httpx", "package:@prisma/client", "port:5432",
+                "error:valueerror", "error:ts2304", "url:https://example.com/docs"):
+        assert key in found, key
+
+
+def test_prose_entities_with_types() -> None:
+    refs = {e.key: e.type for e in RuleExtractor().extract(
+        "Dr. Smith from the University of Michigan visited Yellowstone National Park with "
+        "John Lee and read the book \"Becoming Nicole\".", AT)}
+    assert refs["name:smith"] == "person"
+    assert refs["name:university of michigan"] == "org"
+    assert refs["name:yellowstone national park"] == "place"
+    assert refs["name:becoming nicole"] == "title"
+    assert "name:john lee" in refs
+
+
+def test_words_capitalised_by_grammar_are_not_entities() -> None:
+    found = keys("Hey Mel! Good to see you. What's up? I'm fine. Thanks, Caroline!")
+    assert found == ["name:mel", "name:caroline"]
+
+
+def test_a_batch_teaches_which_words_are_common() -> None:
+    texts = ["Painting is my favourite thing.", "I love painting with Oscar."]
+    batch = RuleExtractor().extract_many(texts, [AT, AT])
+    assert [e.key for e in batch[0]] == []
+    assert [e.key for e in batch[1]] == ["name:oscar"]
+
+
+@pytest.mark.parametrize(("phrase", "key"), [
+    ("on 2023-04-02", "date:2023-04-02"),
+    ("on 12 March, 2021", "date:2021-03-12"),
+    ("on March 12th, 2021", "date:2021-03-12"),
+    ("in June 2022", "date:2022-06"),
+    ("back in 2019", "date:2019"),
+    ("yesterday", "date:2023-05-07"),
+    ("last Saturday", "date:2023-05-06"),
+    ("next Friday", "date:2023-05-12"),
+    ("last week", "date:2023-W18"),
+    ("last month", "date:2023-04"),
+    ("last year", "date:2022"),
+    ("two weeks ago", "date:2023-W17"),
+    ("3 days ago", "date:2023-05-05"),
+])
+def test_dates_absolute_and_relative_to_the_memory_time(phrase: str, key: str) -> None:
+    assert key in keys(f"We met {phrase} at the cafe.")
+
+
+def test_relative_dates_need_a_time() -> None:
+    assert keys("We met yesterday.", at=None) == []
+
+
+def test_each_entity_once_in_order_of_mention() -> None:
+    assert keys("Redis, then Kafka, then Redis again.") == ["name:redis", "name:kafka"]
+
+
+def test_load_extractor_by_name_or_import_path() -> None:
+    assert isinstance(load_extractor("rules"), RuleExtractor)
+    assert isinstance(load_extractor("graphmem.extract:RuleExtractor"), RuleExtractor)
+    with pytest.raises(ConfigError):
+        load_extractor("no.such.module:thing")
