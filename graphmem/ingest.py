@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -36,7 +37,7 @@ from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome, WriteReport
 #: Vector-index neighbours fetched per new text when looking for a near duplicate.
 DEDUP_FETCH = 10
 #: Rows embedded together: the model sorts a call's texts by length, so bigger calls pad less.
-EMBED_WINDOW = 4096
+EMBED_WINDOW = 2000
 #: Recent members of a session a new memory is compared with for synaptic tagging.
 SESSION_WINDOW = 1000
 
@@ -82,7 +83,8 @@ class Timing:
     gates: float = 0.0
     embed: float = 0.0
     extract: float = 0.0
-    write: float = 0.0
+    write: float = 0.0  # in the writer thread, mostly hidden behind embedding
+    wait: float = 0.0  # the main thread waiting for the writer: what writing really costs
 
     def add(self, stage: str, started: float) -> None:
         """Add the time since `started` (a perf_counter reading) to `stage`."""
@@ -339,13 +341,30 @@ def synaptic_links(tx: Any, written: list[Row], opts: WriteOptions) -> list[dict
     return list(links.values())
 
 
+def _session_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """One row per session of the batch: its memories (confirmed ones by their target)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if not r.session:
+            continue
+        s = out.setdefault(r.session, {"session": r.session, "name": r.session_name,
+                                       "at": r.props["created_at"],
+                                       "agent": r.props["added_by"], "ids": []})
+        s["at"] = min(s["at"], r.props["created_at"])
+        mid = r.target or r.id
+        if mid not in s["ids"]:
+            s["ids"].append(mid)
+    return list(out.values())
+
+
 def _native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-def write_batch(store: Store, rows: list[Row], opts: WriteOptions, timing: Timing
-                ) -> tuple[int, int]:
-    """Decide, link and write one batch of embedded rows in one transaction.
+def write_batch(store: Store, rows: list[Row], opts: WriteOptions, timing: Timing,
+                referrers: Sequence[Row] = ()) -> tuple[int, int]:
+    """Decide, link and write one batch of embedded rows in one transaction; `referrers`
+    are the rows whose supersedes and links are written with this batch.
 
     Returns (entities mentioned, synaptic links created).
     """
@@ -354,28 +373,37 @@ def write_batch(store: Store, rows: list[Row], opts: WriteOptions, timing: Timin
         conf = Confirmations()
         _decide(tx, rows, opts, conf)
         written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
-        if written:
-            run(tx, "ingest/upsert_memories",
-                rows=[{**r.props, "embedding": r.vector.tolist()} for r in written])
+        for status, name in (("created", "ingest/create_memories"),
+                             ("updated", "ingest/update_memories")):
+            chosen = [{**r.props, "embedding": r.vector.tolist()} for r in written
+                      if r.status == status]
+            if chosen:
+                run(tx, name, rows=chosen)
         if conf.rows:
             run(tx, "ingest/confirm_memories", rows=list(conf.rows.values()))
-        in_session = [{"id": r.target or r.id, "session": r.session, "name": r.session_name,
-                       "at": r.props["created_at"], "agent": r.props["added_by"]}
-                      for r in rows if r.session]
-        if in_session:
-            run(tx, "ingest/link_sessions", scope=opts.scope, rows=in_session)
+        sessions = _session_rows(rows)
+        if sessions:
+            run(tx, "ingest/link_sessions", scope=opts.scope, rows=sessions)
         if written:
-            run(tx, "ingest/link_entities", rows=[
-                {"id": r.id, "replace": r.status == "updated", "entities": r.entities,
+            entities = {e["key"]: e for r in written for e in r.entities}
+            run(tx, "ingest/link_entities", entities=list(entities.values()), rows=[
+                {"id": r.id, "replace": r.status == "updated",
                  "keys": [e["key"] for e in r.entities]} for r in written])
-        links = synaptic_links(tx, written, opts)
-        manual = [{"a": r.target or r.id, "b": link.id, "kind": "manual",
-                   "weight": link.weight, "at": opts.now}
-                  for r in rows for link in r.item.record.link_list()]
-        made = run(tx, "ingest/associate", rows=links + manual)[0]["created"] if (
-            links or manual) else 0
+        pairs = {(link["a"], link["b"]): link for link in synaptic_links(tx, written, opts)}
+        for r in referrers:
+            for link in r.item.record.link_list():
+                a, b = sorted((r.target or r.id, link.id))
+                pairs[(a, b)] = {"a": a, "b": b, "kind": "manual", "weight": link.weight,
+                                 "at": opts.now}
+        made = 0
+        if pairs:
+            new = {r.id for r in written if r.status == "created"}
+            fresh = [p for p in pairs.values() if p["a"] in new or p["b"] in new]
+            known = [p for p in pairs.values() if p["a"] not in new and p["b"] not in new]
+            made = run(tx, "ingest/associate", fresh=fresh, rows=known)[0]["created"]
         supersede = [{"id": r.target or r.id, "old": r.item.record.supersedes,
-                      "at": r.props["created_at"]} for r in rows if r.item.record.supersedes]
+                      "at": r.props["created_at"]} for r in referrers
+                     if r.item.record.supersedes]
         if supersede:
             run(tx, "ingest/supersede", rows=supersede)
         return len({e["key"] for r in written for e in r.entities}), made
@@ -400,6 +428,22 @@ def _embed_and_extract(embedder: Embedder, extractor: Extractor, rows: list[Row]
     timing.add("extract", started)
 
 
+def _reference_batches(batches: list[list[Row]]) -> dict[int, list[Row]]:
+    """For each batch, the rows whose supersedes/links it writes: a reference to a memory
+    that a later batch of the same input creates waits for that batch."""
+    batch_of: dict[str, int] = {}
+    for b, batch in enumerate(batches):
+        for row in batch:
+            batch_of.setdefault(row.id, b)
+    plan_: dict[int, list[Row]] = defaultdict(list)
+    for b, batch in enumerate(batches):
+        for row in batch:
+            refs = _references(row)
+            if refs:
+                plan_[max([b, *(batch_of.get(ref, -1) for ref in refs)])].append(row)
+    return plan_
+
+
 def write(
     store: Store,
     embedder: Embedder,
@@ -414,7 +458,10 @@ def write(
     """Gate, embed, deduplicate, link and store `records`, one transaction per batch.
 
     `skipped` are records already found invalid (with `--skip-invalid`); they are reported
-    as rejected. `progress` draws a bar on stderr.
+    as skipped. `progress` draws a bar on stderr.
+
+    Embedding, which bounds ingest, runs in windows of EMBED_WINDOW rows; while one window
+    is embedded, a single writer thread writes the previous one, batch by batch, in order.
     """
     timing = timing or Timing()
     started = time.perf_counter()
@@ -422,19 +469,37 @@ def write(
     timing.add("gates", started)
     if rows:
         check_references(store, rows, opts.scope)
-    entities = links = 0
-    with bar("remembering", len(rows), progress) as advance:
-        # Embed many rows at once (the model sorts them by length, so less padding), then
-        # write them in transactions of batch_size.
-        window = max(opts.batch_size, EMBED_WINDOW)
-        for start in range(0, len(rows), window):
-            chunk = rows[start:start + window]
-            _embed_and_extract(embedder, extractor, chunk, timing)
-            for first in range(0, len(chunk), opts.batch_size):
-                batch = chunk[first:first + opts.batch_size]
-                n_entities, n_links = write_batch(store, batch, opts, timing)
-                entities, links = entities + n_entities, links + n_links
-                advance(len(batch))
+    batches = [rows[i:i + opts.batch_size] for i in range(0, len(rows), opts.batch_size)]
+    referrers = _reference_batches(batches)
+    per_window = max(1, EMBED_WINDOW // opts.batch_size)
+    totals = [0, 0]
+
+    with bar("remembering", len(rows), progress) as advance, \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-writer") as writer:
+
+        def write_window(first: int, last: int) -> None:
+            for b in range(first, last):
+                n_entities, n_links = write_batch(store, batches[b], opts, timing,
+                                                  referrers.get(b, []))
+                totals[0] += n_entities
+                totals[1] += n_links
+                advance(len(batches[b]))
+
+        pending: Future[None] | None = None
+        for first in range(0, len(batches), per_window):
+            last = min(first + per_window, len(batches))
+            _embed_and_extract(embedder, extractor,
+                               [r for b in batches[first:last] for r in b], timing)
+            if pending is not None:
+                started = time.perf_counter()
+                pending.result()  # one window in flight: order and errors stay simple
+                timing.add("wait", started)
+            pending = writer.submit(write_window, first, last)
+        if pending is not None:
+            started = time.perf_counter()
+            pending.result()
+            timing.add("wait", started)
+
     outcomes: list[WriteOutcome | None] = [None] * len(records)
     for index, outcome in decided.items():
         outcomes[index] = outcome
@@ -445,5 +510,5 @@ def write(
     report = [o for o in outcomes if o is not None]
     report += [WriteOutcome(id=None, status="skipped", source=e.source, line=e.line,
                             field=e.field, reason=e.reason) for e in skipped]
-    return WriteReport(scope=opts.scope, outcomes=report, entities=entities,
-                       synaptic_links=links)
+    return WriteReport(scope=opts.scope, outcomes=report, entities=totals[0],
+                       synaptic_links=totals[1])

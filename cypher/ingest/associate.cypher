@@ -1,13 +1,22 @@
 // ingest/associate — ASSOCIATED edges between memories (synaptic at ingest, or manual),
-// stored once per pair whatever the direction; an existing edge is left as it is, so
-// re-ingesting the same input adds nothing.
-// Params: $rows: list of {a, b, kind, weight (float), at (datetime)}.
+// stored once per pair whatever the direction. A pair with a memory created in this
+// transaction cannot have an edge yet, so it is CREATEd ($fresh); other pairs are merged,
+// and an existing edge is left as it is, so re-ingesting the same input adds nothing.
+// Params: $fresh, $rows: lists of {a, b, kind, weight (float), at (datetime)}.
 // Returns: created (how many edges are new).
-UNWIND $rows AS l
-MATCH (a:Memory {id: l.a}), (b:Memory {id: l.b})
-OPTIONAL MATCH (a)-[old:ASSOCIATED]-(b)
-WITH l, a, b, old IS NULL AS fresh
-MERGE (a)-[r:ASSOCIATED]-(b)
-  ON CREATE SET r.kind = l.kind, r.weight = l.weight, r.created_at = l.at,
-                r.strengthened_at = l.at, r.count = 1
-RETURN count(CASE WHEN fresh THEN 1 END) AS created
+CALL () {
+  UNWIND $fresh AS l
+  MATCH (a:Memory {id: l.a}), (b:Memory {id: l.b})
+  CREATE (a)-[:ASSOCIATED {kind: l.kind, weight: l.weight, created_at: l.at,
+                           strengthened_at: l.at, count: 1}]->(b)
+  RETURN count(*) AS fresh
+}
+CALL () {
+  UNWIND $rows AS l
+  MATCH (a:Memory {id: l.a}), (b:Memory {id: l.b})
+  WHERE NOT EXISTS { (a)-[:ASSOCIATED]-(b) }
+  CREATE (a)-[:ASSOCIATED {kind: l.kind, weight: l.weight, created_at: l.at,
+                           strengthened_at: l.at, count: 1}]->(b)
+  RETURN count(*) AS merged
+}
+RETURN fresh + merged AS created

@@ -1,8 +1,14 @@
 // ingest/link_entities — (:Memory)-[:MENTIONS]->(:Entity) for each extracted entity.
-// When a memory's text was replaced, mentions it no longer makes are removed first.
-// Params: $rows: list of {id, replace (bool), keys (list of string),
-//         entities (list of {key, name, type})}.
+// Each entity of the batch is merged once; when a memory's text was replaced, the
+// mentions it no longer makes are removed.
+// Params: $entities: list of {key, name, type}; $rows: list of {id, replace (bool),
+//         keys (list of entity keys)}.
 // Returns: nothing.
+CALL () {
+  UNWIND $entities AS x
+  MERGE (e:Entity {key: x.key})
+    ON CREATE SET e.name = x.name, e.type = x.type
+}
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id})
 CALL (m, r) {
@@ -13,8 +19,7 @@ CALL (m, r) {
   DELETE stale
 }
 CALL (m, r) {
-  UNWIND r.entities AS x
-  MERGE (e:Entity {key: x.key})
-    ON CREATE SET e.name = x.name, e.type = x.type
+  UNWIND r.keys AS key
+  MATCH (e:Entity {key: key})
   MERGE (m)-[:MENTIONS]->(e)
 }

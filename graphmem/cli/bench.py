@@ -35,8 +35,10 @@ def ingest(
         c.print(f"embedding only  {result.embed_only_per_s:8.1f} memories/s")
         c.print(f"full ingest     {result.ingest_per_s:8.1f} memories/s  "
                 f"(ratio {result.ratio:.2f}; target >= 0.80)")
+        labels = {"wait": "waiting for writes", "write": "writing (in a thread, overlaps)"}
         for stage, share in result.shares.items():
-            c.print(f"  {stage:<8} {result.seconds[stage]:7.2f} s  {share:6.1%}")
+            c.print(f"  {labels.get(stage, stage):<32} {result.seconds[stage]:7.2f} s  "
+                    f"{share:6.1%}")
         c.print(f"outcomes {result.counts}, {result.entities} entities, "
                 f"{result.synaptic_links} synaptic links")
 

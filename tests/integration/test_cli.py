@@ -146,4 +146,4 @@ def test_bench_ingest_prints_its_figures(cli: CliRunner, tmp_path) -> None:
     result = json.loads(done.stdout)
     assert result["memories"] == 40 and result["counts"] == {"created": 40}
     assert result["cores"] >= 1 and 0 < result["ratio"] < 2
-    assert set(result["shares"]) == {"embed", "extract", "gates", "write", "other"}
+    assert set(result["shares"]) == {"embed", "extract", "gates", "wait", "write", "other"}

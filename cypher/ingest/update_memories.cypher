@@ -1,15 +1,14 @@
-// ingest/upsert_memories — create or update memories by id, one UNWIND for the batch.
-// On create the lifecycle fields start fresh; on update the text, kind and scores are
-// replaced, while created_at, access history and a caller-given added_by are kept.
+// ingest/update_memories — rewrite memories by id, one UNWIND for the batch (a MERGE, so
+// a memory deleted meanwhile comes back whole). The text, kind and scores are replaced,
+// while created_at, access history and a caller-given added_by are kept; the new text's
+// embedding puts the memory back in the hot tier.
 // metadata keys travel as `meta.<key>` properties (a null value removes the key).
 // The embedding is stored as a float32 vector property for the vector index.
 // Params: $rows: list of {id, text, kind, scope, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), added_by, content_hash,
 //         embedding (list of float)}.
-// Returns: id, created (true for a new node).
+// Returns: nothing.
 UNWIND $rows AS r
-OPTIONAL MATCH (old:Memory {id: r.id})
-WITH r, old IS NULL AS created
 MERGE (m:Memory {id: r.id})
   ON CREATE SET
     m.created_at = r.created_at,
@@ -28,8 +27,8 @@ SET m.text = r.text,
     m.source = r.source,
     m.tags = r.tags,
     m.content_hash = r.content_hash,
-    m.added_by = coalesce(m.added_by, r.added_by)
+    m.added_by = coalesce(m.added_by, r.added_by),
+    m.tier = 'hot'
 SET m += r.meta
-WITH m, r, created
+WITH m, r
 CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)
-RETURN r.id AS id, created

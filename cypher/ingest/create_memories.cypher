@@ -1,0 +1,31 @@
+// ingest/create_memories — new memories, one UNWIND for the batch. The writer has just
+// checked, inside the same transaction, that none of these ids exists, so CREATE (cheaper
+// than MERGE) is safe; the uniqueness constraint still guards against a racing writer.
+// metadata keys travel as `meta.<key>` properties; the embedding is stored as a float32
+// vector property for the vector index.
+// Params: $rows: list of {id, text, kind, scope, visibility, importance, confidence,
+//         source, tags, meta (map), created_at (datetime), added_by, content_hash,
+//         embedding (list of float)}.
+// Returns: nothing.
+UNWIND $rows AS r
+CREATE (m:Memory {id: r.id})
+SET m.text = r.text,
+    m.kind = r.kind,
+    m.scope = r.scope,
+    m.visibility = r.visibility,
+    m.importance = r.importance,
+    m.confidence = r.confidence,
+    m.source = r.source,
+    m.tags = r.tags,
+    m.content_hash = r.content_hash,
+    m.added_by = r.added_by,
+    m.created_at = r.created_at,
+    m.valid_from = r.created_at,
+    m.access_count = 0,
+    m.stability = 1.0,
+    m.confirmation_count = 0,
+    m.lifecycle = 'active',
+    m.tier = 'hot'
+SET m += r.meta
+WITH m, r
+CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)
