@@ -248,8 +248,8 @@ def _decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations) -
     same = {r["content_hash"]: r for r in run(
         tx, "ingest/same_content", scope=opts.scope,
         hashes=sorted({r.props["content_hash"] for r in content}))} if content else {}
-    for mid, r in ((s["id"], s) for s in same.values()):
-        conf.known(mid, r["sessions"])
+    for match in same.values():
+        conf.known(match["id"], match["sessions"])
     need_vector = [r for r in content if r.props["content_hash"] not in same]
     near: dict[int, str] = {}
     if need_vector:
@@ -508,7 +508,11 @@ def write(
             id=row.target or row.id, status=row.status, source=row.item.source,
             line=row.item.line)
     report = [o for o in outcomes if o is not None]
-    report += [WriteOutcome(id=None, status="skipped", source=e.source, line=e.line,
-                            field=e.field, reason=e.reason) for e in skipped]
+    if skipped:
+        report += [WriteOutcome(id=None, status="skipped", source=e.source, line=e.line,
+                                field=e.field, reason=e.reason) for e in skipped]
+        # Back in input order: by file, then line (a stable sort keeps the rest in place).
+        files = {o.source: i for i, o in reversed(list(enumerate(report)))}
+        report.sort(key=lambda o: (files[o.source], o.line if o.line is not None else 1 << 30))
     return WriteReport(scope=opts.scope, outcomes=report, entities=totals[0],
                        synaptic_links=totals[1])

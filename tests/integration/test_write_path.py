@@ -189,3 +189,31 @@ def test_a_locomo_conversation_ingests_with_dia_ids_and_session_dates(
     assert len(sessions) == len(formats.locomo_sessions(conversation))
     first = next(s for s in sessions if s["name"].endswith("/session_1"))
     assert first["at"].to_native() == turns["D1:1"]
+
+
+def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphmem import ingest
+
+    monkeypatch.setattr(ingest, "EMBED_WINDOW", 4)  # two batches of two per window
+    mem.settings = mem.settings.model_copy(update={"write_batch_size": 2})
+    texts = ["Kafka carries the order events", "The ledger is reconciled nightly",
+             "Grafana shows the checkout latency", "PagerDuty wakes the on-call engineer",
+             "Terraform manages the VPC", "Vault stores the database credentials",
+             "The ledger is reconciled nightly", "Sentry collects frontend errors",
+             "Old: the VPC was managed by hand"]
+    records = [{"text": t} for t in texts]
+    records[0] |= {"id": "first", "supersedes": "last"}  # a memory of the last batch
+    records[2] |= {"id": "third", "links": ["eighth"]}
+    records[7] |= {"id": "eighth"}
+    records[8] |= {"id": "last"}
+    report = mem.remember(records)
+    assert [o.status for o in report.outcomes] == ["created"] * 6 + ["confirmed"] + [
+        "created"] * 2
+    assert report.outcomes[6].id == report.outcomes[1].id
+    assert mem.get(["first"])[0].supersedes == ["last"]
+    assert memory(mem, "last")["valid_until"] is not None
+    linked = mem.store.driver.execute_query(
+        "MATCH (:Memory {id: 'third'})-[r:ASSOCIATED {kind: 'manual'}]-(:Memory {id: 'eighth'}) "
+        "RETURN count(r) AS n", database_=mem.store.database)[0][0]["n"]
+    assert linked == 1
