@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -198,17 +200,22 @@ class GraphMem:
 
     def get(self, ids: Sequence[str] | None = None, *, meta: tuple[str, Any] | None = None,
             scope: str | None = None, limit: int = 100) -> list[MemoryOut]:
-        """Memories of a scope by id, or by one metadata value (`("dia_id", "D1:3")`)."""
-        key = None
+        """Memories of a scope by id, or by one metadata value (`("dia_id", "D1:3")`).
+
+        A value given as text also matches the number or boolean it spells ("3" finds 3).
+        """
+        key, values = None, []
         if meta is not None:
             if not META_KEY.match(meta[0]):
                 raise InputError(f"metadata key {meta[0]!r} must be letters, digits or _",
                                  field="--meta")
-            key = f"meta.{meta[0]}"
+            key, values = f"meta.{meta[0]}", [meta[1]]
+            if isinstance(meta[1], str):
+                with contextlib.suppress(ValueError):  # plain text: only itself can match
+                    values.append(json.loads(meta[1]))
         rows = self.store.read(
             "admin/find_memories", scope=valid_scope(scope) or self.settings.scope,
-            ids=list(ids) if ids is not None else None, key=key,
-            value=meta[1] if meta else None, limit=limit)
+            ids=list(ids) if ids is not None else None, key=key, values=values, limit=limit)
         return [to_memory(r) for r in rows]
 
     def recall(

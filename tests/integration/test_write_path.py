@@ -183,12 +183,14 @@ def test_a_locomo_conversation_ingests_with_dia_ids_and_session_dates(
         found = mem.get(meta=("dia_id", dia_id))
         assert len(found) == 1, dia_id
         assert found[0].created_at == date
+        assert found[0].metadata["dia_id"] == dia_id
     sessions = mem.store.driver.execute_query(
         "MATCH (s:Session {scope: $scope}) RETURN s.name AS name, s.started_at AS at",
         scope=mem.settings.scope, database_=mem.store.database)[0]
     assert len(sessions) == len(formats.locomo_sessions(conversation))
     first = next(s for s in sessions if s["name"].endswith("/session_1"))
     assert first["at"].to_native() == turns["D1:1"]
+    assert [m.metadata["turn"] for m in mem.get(meta=("turn", "0"))] == [0] * len(sessions)
 
 
 def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
