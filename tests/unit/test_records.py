@@ -167,8 +167,7 @@ def test_no_signal_gate_keeps_noise_but_never_secrets() -> None:
 def test_an_invalid_record_holding_a_secret_is_refused_without_the_field_or_value() -> None:
     with pytest.raises(InputError) as info:
         records.validate({"text": "fine", "kind": "AKIAIOSFODNN7EXAMPLE"}, "f", 3)
-    assert "AKIA" not in str(info.value)
-    assert "secret" not in str(info.value) or "rejected" in str(info.value)
+    assert str(info.value) == "f:3: rejected: contains an AWS access key id"
 
 
 def test_skip_invalid_collects_every_bad_record() -> None:
