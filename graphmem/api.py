@@ -15,12 +15,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from graphmem import formats, ingest, retrieval, schema
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.extract import Extractor, load_extractor
 from graphmem.model import VISIBILITIES
 from graphmem.records import Collector, Numbered, validate
+from graphmem.retrieval import RecallOptions
 from graphmem.schema import IndexInfo
 from graphmem.settings import Settings, check_scope, load_settings
 from graphmem.store import Store
@@ -218,14 +221,25 @@ class GraphMem:
             ids=list(ids) if ids is not None else None, key=key, values=values, limit=limit)
         return [to_memory(r) for r in rows]
 
-    def recall(
-        self, query: str, *, top_k: int = 10, scope: str | None = None, mode: str = "vector"
-    ) -> RecallResult:
-        """The memories of a scope that best answer `query`, best first."""
-        return retrieval.recall(
-            self.store, self.embedder, query,
-            scope=valid_scope(scope) or self.settings.scope, top_k=top_k, mode=mode,
-        )
+    def recall(self, query: str, *, scope: str | None = None,
+               options: RecallOptions | None = None, **settings: Any) -> RecallResult:
+        """The memories of a scope that best answer `query`, best first.
+
+        `settings` are RecallOptions fields (mode, top_k, hops, alpha, kinds, filters, …).
+        """
+        try:
+            opts = (options or RecallOptions()).model_copy(update=settings) if settings else (
+                options or RecallOptions())
+            opts = RecallOptions.model_validate(opts.model_dump())
+        except ValidationError as e:
+            err = e.errors()[0]
+            raise InputError(err["msg"].removeprefix("Value error, "),
+                             field=".".join(str(p) for p in err["loc"]) or None) from None
+        for layer in opts.layers:
+            valid_scope(layer, "layers")
+        return retrieval.recall(self.store, self.embedder, query,
+                                scope=valid_scope(scope) or self.settings.scope,
+                                now=self.now(), options=opts)
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -81,3 +84,105 @@ def ingest(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Inges
         entities=report.entities,
         synaptic_links=report.synaptic_links,
     )
+
+
+class ModeScores(BaseModel):
+    """Evidence recall of one recall setting, overall and per question category."""
+
+    mode: str
+    recall_at_5: float
+    recall_at_10: float
+    by_category: dict[str, dict[str, float]]  # category -> {"@5", "@10", "n"}
+
+
+class LocomoBench(BaseModel):
+    """`bench locomo`: evidence recall@5/@10 per mode on LoCoMo conversations."""
+
+    cores: int
+    conversations: int
+    questions: int
+    modes: list[ModeScores]
+    seconds: float
+
+
+LOCOMO_MODES: dict[str, dict[str, object]] = {
+    "keyword": {"mode": "keyword", "hops": 0},
+    "vector": {"mode": "vector", "hops": 0},
+    "hybrid": {"mode": "hybrid", "hops": 0},
+    "hybrid+assoc": {"mode": "hybrid"},
+}
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+_DIA = re.compile(r"D\d+:\d+")
+
+
+def _evidence(qa: dict) -> set[str]:
+    return {m.group(0) for e in qa.get("evidence", []) for m in _DIA.finditer(str(e))}
+
+
+def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
+           modes: dict[str, dict[str, object]] | None = None) -> LocomoBench:
+    """Each conversation in its own scope with its real dates; every question of
+    categories 1-4 recalled, without reinforcement, in every mode, at "now" = the day
+    after the conversation's last session."""
+    modes = modes or LOCOMO_MODES
+    started = time.perf_counter()
+    found: dict[str, dict[int, list[tuple[float, float]]]] = {m: {} for m in modes}
+    questions = 0
+    for path in paths:
+        conversation = json.loads(formats.read_text(path))
+        items = conversation if isinstance(conversation, list) else [conversation]
+        for n, item in enumerate(items):
+            conv = item.get("conversation", item)
+            qa = item.get("qa", conversation.get("qa", []) if isinstance(conversation, dict)
+                          else [])
+            scope = f"bench:locomo:{path.stem}-{n}"
+            _load(mem, item, path, scope, conv, n if len(items) > 1 else None)
+            last = formats.locomo_sessions(conv)[-1]
+            now = formats.locomo_date(conv[f"session_{last}_date_time"], str(path), "")
+            asker = GraphMem(mem.settings, embedder=mem.embedder,
+                             now=now + timedelta(days=1))
+            asker._store = mem.store  # same connection pool
+            for q in qa:
+                category, evidence = q.get("category"), _evidence(q)
+                if category not in CATEGORIES or not evidence:
+                    continue
+                questions += 1
+                for name, settings in modes.items():
+                    hits = asker.recall(q["question"], scope=scope, top_k=10,
+                                        **settings).hits  # type: ignore[arg-type]
+                    got = [h.metadata.get("dia_id") for h in hits]
+                    at5 = len(evidence & set(got[:5])) / len(evidence)
+                    at10 = len(evidence & set(got[:10])) / len(evidence)
+                    found[name].setdefault(category, []).append((at5, at10))
+            if not keep:
+                mem.store.autocommit("admin/delete_scope", scope=scope)
+    scores = []
+    for name, per_cat in found.items():
+        every = [x for xs in per_cat.values() for x in xs]
+        scores.append(ModeScores(
+            mode=name,
+            recall_at_5=_pct(a for a, _ in every), recall_at_10=_pct(b for _, b in every),
+            by_category={CATEGORIES[c]: {"@5": _pct(a for a, _ in xs),
+                                         "@10": _pct(b for _, b in xs), "n": len(xs)}
+                         for c, xs in sorted(per_cat.items())}))
+    return LocomoBench(cores=os.cpu_count() or 1, conversations=len(paths),
+                       questions=questions, modes=scores,
+                       seconds=round(time.perf_counter() - started, 1))
+
+
+def _pct(values: Iterable[float]) -> float:
+    xs = list(values)
+    return round(100 * sum(xs) / len(xs), 1) if xs else 0.0
+
+
+def _load(mem: GraphMem, item: dict, path: Path, scope: str, conv: dict,
+          n: int | None) -> None:
+    """Ingest one conversation into `scope`, unless a kept earlier run left it there."""
+    turns = sum(len(conv[f"session_{s}"]) for s in formats.locomo_sessions(conv))
+    have = mem.store.read("admin/count_memories", scope=scope)[0]["memories"]
+    if have == turns:
+        return
+    collector = Collector()
+    formats.read_locomo(item, str(path), path.stem if n is None else f"{path.stem}-{n}",
+                        collector)
+    mem.write(collector.records, mem.write_options(scope=scope))

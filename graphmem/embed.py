@@ -21,6 +21,8 @@ from graphmem.errors import ConfigError
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
+#: Query embeddings kept per Embedder: agents and benchmarks ask the same thing often.
+QUERY_CACHE = 256
 _PACKAGED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
 
 
@@ -116,5 +118,10 @@ class Embedder:
         _ = self.model
 
     def embed_query(self, text: str) -> np.ndarray:
-        """Embed one query; returns a (d,) float32 unit vector."""
-        return self.embed([text])[0]
+        """Embed one query; returns a (d,) float32 unit vector (recent queries are cached)."""
+        cache = self.__dict__.setdefault("_queries", {})
+        if text not in cache:
+            if len(cache) >= QUERY_CACHE:
+                cache.pop(next(iter(cache)))
+            cache[text] = self.embed([text])[0]
+        return cache[text].copy()

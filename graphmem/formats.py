@@ -87,7 +87,7 @@ def read(path: Path, fmt: str, collector: Collector, *, split: Split = "paragrap
                           line, key=f"doc\0{path.name}\0{section}\0{normalise(text)}",
                           defaults={"kind": "semantic"})
     elif fmt == "locomo":
-        _locomo(_load_json(data, source), source, path.stem, collector)
+        read_locomo(_load_json(data, source), source, path.stem, collector)
     elif fmt == "chat":
         _chat(_load_json(data, source), source, collector)
     else:
@@ -177,7 +177,8 @@ def locomo_sessions(conversation: dict[str, Any]) -> list[int]:
     return sorted(int(m.group(1)) for k in conversation if (m := _SESSION_KEY.match(k)))
 
 
-def _locomo(doc: Any, source: str, stem: str, collector: Collector) -> None:
+def read_locomo(doc: Any, source: str, stem: str, collector: Collector) -> None:
+    """Add the turns of a LoCoMo conversation (or a list of them) to `collector`."""
     items = doc if isinstance(doc, list) else [doc]
     for n, item in enumerate(items):
         where = f"[{n}]" if isinstance(doc, list) else ""

@@ -1,39 +1,122 @@
-"""The read path: from a query to ranked memories.
+"""The read path: from a query to ranked memories (SPEC "Read path").
 
-vector mode: the vector index's approximate neighbours, filtered to the caller's scope;
-when the index's list holds too few of them, an exact scan of the scope, so no memory
-is missed because other scopes crowded the index.
+1. Candidates (`cypher/recall/candidates.cypher`, or `exact.cypher`): the vector index
+   and/or the full-text index, filtered to the caller's scope, visibility, lifecycle,
+   kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
+   relevance x temporal factor x layer factor.
+2. Associative expansion (`expand.cypher`, once per hop): spreading activation from the
+   best direct hits over ASSOCIATED edges and shared entities, scope enforced at every
+   hop; each memory reached keeps the path that reached it.
+3. Scoring of what association found (`score.cypher`) and one ranked list.
+
+The temporal factor is `(1 - w) + w * R^0.3`. SPEC's `relevance * R^0.3` is w = 1;
+FINDINGS.md shows what that does to old answers, so by default w is small and decay
+only reorders memories of comparable relevance.
 """
 
 from __future__ import annotations
 
+import re
 import time
+from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, Field, field_validator
+
+from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.schema import VECTOR_INDEX
+from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.store import Store
-from graphmem.types import Hit, RecallResult
+from graphmem.types import Hit, PathStep, RecallResult, as_utc
 
 MAX_TOP_K = 1000
-MODES = ("vector",)
-#: How many index neighbours to fetch per wanted hit before filtering.
-OVERFETCH = 10
+MAX_HOPS = 4
+MODES = ("hybrid", "vector", "keyword", "exact")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_LUCENE_OPERATORS = {"and", "or", "not", "to"}
 
 
-def check_request(query: str, top_k: int, mode: str) -> None:
-    """Reject an empty query, an unknown mode, or a top-k outside 1..MAX_TOP_K."""
-    if not query.strip():
-        raise InputError("the query is empty", field="query")
-    if mode not in MODES:
-        raise InputError(f"unknown mode {mode!r} (one of {', '.join(MODES)})", field="mode")
-    if not 1 <= top_k <= MAX_TOP_K:
-        raise InputError(f"top-k must be between 1 and {MAX_TOP_K}, got {top_k}", field="top_k")
+class RecallOptions(BaseModel):
+    """How one recall runs; the defaults are graphmem's defaults."""
+
+    mode: str = "hybrid"
+    top_k: int = 10
+    hops: int = 2
+    alpha: float | None = Field(None, ge=0.0, le=1.0)
+    kinds: list[str] | None = None
+    filters: dict[str, list[Any]] = {}
+    include_shadowed: bool = False
+    include_archived: bool = False
+    case_sensitive: bool = False
+    layers: list[str] = []
+    temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
+    layer_factor: float = 0.8
+    rrf_k: int = 60
+    fetch_factor: int = 10
+    seeds: int = 5
+    hop_decay: float = 0.5
+    entity_weight: float = 0.5
+    hub_limit: int = 50
+    link_tau_days: float = 90.0
+    decay: dict[str, Curve] = Field(default_factory=lambda: dict(SPEC))
+
+    @field_validator("mode")
+    @classmethod
+    def _mode(cls, value: str) -> str:
+        if value not in MODES:
+            raise ValueError(f"unknown mode {value!r} (one of {', '.join(MODES)})")
+        return value
+
+    @field_validator("top_k")
+    @classmethod
+    def _top_k(cls, value: int) -> int:
+        if not 1 <= value <= MAX_TOP_K:
+            raise ValueError(f"top-k must be between 1 and {MAX_TOP_K}, got {value}")
+        return value
+
+    @field_validator("hops")
+    @classmethod
+    def _hops(cls, value: int) -> int:
+        if not 0 <= value <= MAX_HOPS:
+            raise ValueError(f"hops must be between 0 and {MAX_HOPS}, got {value}")
+        return value
+
+    @field_validator("kinds")
+    @classmethod
+    def _kinds(cls, value: list[str] | None) -> list[str] | None:
+        from graphmem.types import canonical_kind
+
+        return None if value is None else [canonical_kind(k) for k in value]
+
+    def lifecycles(self) -> list[str]:
+        """The lifecycles this recall may return."""
+        return ["active"] + (["shadowed"] if self.include_shadowed else []) + (
+            ["archived"] if self.include_archived else [])
 
 
-def to_hit(memory: dict[str, Any], relevance: float) -> Hit:
-    """Build a Hit from a `m {.*}` map; `meta.<key>` properties become its metadata."""
+def lucene_query(text: str) -> str | None:
+    """The words of `text` as a Lucene OR-query: no syntax of the caller reaches Lucene."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    words = [w for w in words if w not in _LUCENE_OPERATORS]
+    return " ".join(dict.fromkeys(words)) or None
+
+
+def _filters(filters: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    from graphmem.types import META_KEY
+
+    out = []
+    for key, values in filters.items():
+        if not META_KEY.match(key):
+            raise InputError(f"filter key {key!r} must be letters, digits or _", field="--filter")
+        out.append({"key": f"meta.{key}", "values": values})
+    return out
+
+
+def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = None,
+           path: list[PathStep] | None = None) -> Hit:
+    """Build a Hit from a recall row; `meta.<key>` properties become its metadata."""
+    memory = row["memory"]
     metadata = {k[5:]: v for k, v in memory.items() if k.startswith("meta.")}
     created = memory.get("created_at")
     return Hit(
@@ -41,33 +124,97 @@ def to_hit(memory: dict[str, Any], relevance: float) -> Hit:
         text=memory["text"],
         kind=memory.get("kind") or "episodic",
         scope=memory["scope"],
-        score=relevance,
-        relevance=relevance,
+        score=row["score"],
+        relevance=row["relevance"] if row["relevance"] is not None else 0.0,
+        cosine=row.get("cosine"),
+        bm25=row.get("bm25"),
+        vector_rank=row.get("vector_rank"),
+        text_rank=row.get("text_rank"),
+        retention=row["retention"],
+        layer=row["layer"],
+        activation=activation,
+        via=via,  # type: ignore[arg-type]
+        path=path or [],
         created_at=created.to_native() if hasattr(created, "to_native") else created,
         tags=memory.get("tags") or [],
         metadata=metadata,
     )
 
 
-def recall(
-    store: Store,
-    embedder: Embedder,
-    query: str,
-    *,
-    scope: str,
-    top_k: int = 10,
-    mode: str = "vector",
-    lifecycles: tuple[str, ...] = ("active",),
-) -> RecallResult:
-    """Find the memories of `scope` nearest in meaning to `query`, best first."""
-    check_request(query, top_k, mode)
-    embedder.warm()
+def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: datetime,
+           options: RecallOptions | None = None) -> RecallResult:
+    """The memories of `scope` (and mounted layers) that best answer `query`, best first."""
+    opts = options or RecallOptions()
+    if not query.strip():
+        raise InputError("the query is empty", field="query")
+    needs_vector = opts.mode in ("vector", "hybrid") or opts.hops > 0
+    if needs_vector:
+        embedder.warm()  # the clock below measures the query's embedding, not model loading
     started = time.perf_counter()
-    vector = embedder.embed_query(query).tolist()
-    params = {"vector": vector, "scope": scope, "lifecycles": list(lifecycles), "k": top_k}
-    rows = store.read("recall/vector", index=VECTOR_INDEX, fetch=top_k * OVERFETCH, **params)
-    if len(rows) < top_k:
-        rows = store.read("recall/vector_scan", **params)
-    hits = [to_hit(r["memory"], r["relevance"]) for r in rows]
+    vector = embedder.embed_query(query).tolist() if needs_vector else None
+    common = {
+        "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
+        "kinds": opts.kinds, "filters": _filters(opts.filters),
+        "temporal": opts.temporal_weight, "layer_factor": opts.layer_factor,
+        "decay": cypher_params(opts.decay), "now": as_utc(now), "k": opts.top_k,
+    }
+    if opts.mode == "exact":
+        rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
+                          **common)
+    else:
+        params = {
+            **common,
+            "vector": vector if opts.mode in ("vector", "hybrid") else None,
+            "lucene": lucene_query(query) if opts.mode in ("keyword", "hybrid") else None,
+            "vector_index": VECTOR_INDEX, "text_index": FULLTEXT_INDEX,
+            "fetch": max(opts.top_k * opts.fetch_factor, 100), "alpha": opts.alpha,
+            "rrf_k": opts.rrf_k, "scan": False,
+        }
+        rows = store.read("recall/candidates", **params)
+        ranked = sum(1 for r in rows if r["vector_rank"] is not None)
+        if params["vector"] is not None and ranked < opts.top_k:
+            # Too few of this scope's memories among the index's neighbours: scan exactly.
+            rows = store.read("recall/candidates", **{**params, "scan": True})
+    hits = [to_hit(r) for r in rows]
+    if opts.hops > 0 and hits:
+        hits += expand(store, hits, vector, common, opts)
+        hits.sort(key=lambda h: (-h.score, h.id))
+        hits = hits[:opts.top_k]
     took = (time.perf_counter() - started) * 1000
-    return RecallResult(query=query, mode=mode, scope=scope, hits=hits, took_ms=round(took, 2))
+    return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
+                        took_ms=round(took, 2))
+
+
+def expand(store: Store, direct: list[Hit], vector: list[float] | None,
+           common: dict[str, Any], opts: RecallOptions) -> list[Hit]:
+    """Spread activation from the best direct hits, hop by hop; score what it reaches."""
+    frontier = [{"id": h.id, "activation": h.score} for h in direct[:opts.seeds]]
+    seen = [h.id for h in direct]
+    reached: dict[str, tuple[float, list[PathStep]]] = {}
+    paths: dict[str, list[PathStep]] = {h.id: [] for h in direct}
+    for _ in range(opts.hops):
+        if not frontier:
+            break
+        rows = store.read(
+            "recall/expand", frontier=frontier, seen=seen, width=opts.top_k,
+            link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
+            hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
+            **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters",
+                                      "now")})
+        frontier = []
+        for r in rows:
+            step = PathStep(source=r["from"], target=r["id"], kind=r["step"]["kind"],
+                            name=r["step"]["name"], weight=r["step"]["weight"])
+            paths[r["id"]] = [*paths.get(r["from"], []), step]
+            reached[r["id"]] = (r["activation"], paths[r["id"]])
+            frontier.append({"id": r["id"], "activation": r["activation"]})
+            seen.append(r["id"])
+    if not reached:
+        return []
+    rows = store.read(
+        "recall/score", items=[{"id": i, "activation": a} for i, (a, _) in reached.items()],
+        vector=vector, **{k: common[k] for k in ("scope", "temporal", "layer_factor",
+                                                  "decay", "now")})
+    return [to_hit(r, via="association", activation=reached[r["id"]][0],
+                   path=reached[r["id"]][1]) for r in rows]
+

@@ -176,8 +176,22 @@ class WriteReport(BaseModel):
         return [o for o in self.outcomes if o.status == "rejected"]
 
 
+class PathStep(BaseModel):
+    """One step of the path by which association reached a memory."""
+
+    source: str
+    target: str
+    kind: Literal["link", "entity"]
+    name: str  # the link's kind (synaptic, co_retrieval, manual) or the entity's key
+    weight: float
+
+
 class Hit(BaseModel):
-    """One recalled memory with its score and where the score came from."""
+    """One recalled memory, its score and the parts the score was made of.
+
+    score = relevance x temporal factor (from retention) x layer factor for direct hits;
+    for associative hits, activation takes relevance's place and `path` shows the way.
+    """
 
     id: str
     text: str
@@ -185,7 +199,15 @@ class Hit(BaseModel):
     scope: str
     score: float
     relevance: float
+    cosine: float | None = None
+    bm25: float | None = None
+    vector_rank: int | None = None
+    text_rank: int | None = None
+    retention: float = 1.0
+    layer: float = 1.0
+    activation: float | None = None
     via: Literal["direct", "association"] = "direct"
+    path: list[PathStep] = []
     created_at: datetime | None = None
     tags: list[str] = []
     metadata: dict[str, Any] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import sys
 from pathlib import Path
@@ -235,25 +237,58 @@ def get(
 def recall(
     query: Annotated[str, typer.Argument(help="What to recall, in plain words.")],
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many hits.")] = 10,
-    mode: Annotated[str, typer.Option(help="Retrieval mode: vector.")] = "vector",
+    mode: Annotated[str, typer.Option(help="hybrid, vector, keyword or exact.")] = "hybrid",
+    alpha: Annotated[float | None, typer.Option(
+        help="Hybrid: alpha * cosine + (1 - alpha) * BM25 instead of rank fusion.")] = None,
+    hops: Annotated[int, typer.Option(
+        help="Associative expansion depth (0 turns it off).")] = 2,
+    kind: Annotated[list[str] | None, typer.Option(
+        "--kind", help="Only these kinds (repeatable).")] = None,
+    filters: Annotated[list[str] | None, typer.Option(
+        "--filter", help="Only memories whose metadata key has this value, e.g. "
+        "speaker=Caroline (repeatable).")] = None,
+    layer: Annotated[list[str] | None, typer.Option(
+        "--layer", help="Also read this scope's public memories, scored x 0.8 "
+        "(repeatable).")] = None,
+    include_shadowed: Annotated[bool, typer.Option("--include-shadowed")] = False,
+    include_archived: Annotated[bool, typer.Option("--include-archived")] = False,
+    case_sensitive: Annotated[bool, typer.Option(
+        "--case-sensitive", help="Exact mode: match case.")] = False,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Recall the memories that best answer QUERY, best first."""
+    """Recall the memories that best answer QUERY, best first, with what association
+    adds to them."""
+    wanted: dict[str, list[object]] = {}
+    for item in filters or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"{item!r} is not key=value", field="--filter")
+        wanted.setdefault(key, []).append(value)
+        with contextlib.suppress(ValueError):  # "3" also matches the number 3
+            wanted[key].append(json.loads(value))
     with open_memory(scope, now) as mem:
-        result = mem.recall(query, top_k=top_k, mode=mode)
+        result = mem.recall(
+            query, top_k=top_k, mode=mode, alpha=alpha, hops=hops, kinds=kind or None,
+            filters=wanted, layers=layer or [], include_shadowed=include_shadowed,
+            include_archived=include_archived, case_sensitive=case_sensitive)
     emit(result, as_json, lambda c: render_hits(c, result))
 
 
 def render_hits(c, result: RecallResult) -> None:
-    """Draw recall hits as a table for a person."""
-    table = Table("#", "score", "kind", "id", "text", title=f"recall: {result.query}",
+    """Draw recall hits as a table for a person; associative hits show their path."""
+    table = Table("#", "score", "via", "kind", "id", "text", title=f"recall: {result.query}",
                   title_justify="left")
     for rank, h in enumerate(result.hits, start=1):
-        table.add_row(str(rank), f"{h.score:.3f}", h.kind, h.id, h.text)
+        text = h.text
+        if h.path:
+            text += "\n  ← " + " ← ".join(f"{p.name} ({p.weight:.2f}) {p.source}"
+                                            for p in reversed(h.path))
+        table.add_row(str(rank), f"{h.score:.3f}", h.via, h.kind, h.id, text)
     c.print(table)
-    c.print(f"{len(result.hits)} hits in {result.took_ms:.0f} ms (scope {result.scope})")
+    c.print(f"{len(result.hits)} hits in {result.took_ms:.0f} ms "
+            f"(mode {result.mode}, scope {result.scope})")
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 from graphmem import bench
 from graphmem.api import GraphMem
@@ -41,5 +42,31 @@ def ingest(
                     f"{share:6.1%}")
         c.print(f"outcomes {result.counts}, {result.entities} entities, "
                 f"{result.synaptic_links} synaptic links")
+
+    emit(result, as_json, render)
+
+
+@app.command("locomo")
+@handled
+def locomo(
+    paths: Annotated[list[Path], typer.Argument(help="LoCoMo conversation files.")],
+    keep: Annotated[bool, typer.Option(
+        help="Keep the conversations' scopes (a later run reuses them).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Evidence recall@5/@10 on LoCoMo, per mode and question category, in one run."""
+    with GraphMem(load_settings()) as mem:
+        result = bench.locomo(mem, paths, keep=keep)
+
+    def render(c) -> None:
+        cats = list(bench.CATEGORIES.values())
+        table = Table("mode", "R@5", "R@10", *(f"{c} @10" for c in cats),
+                      title=f"LoCoMo evidence recall, {result.questions} questions from "
+                      f"{result.conversations} conversations ({result.cores} cores, "
+                      f"{result.seconds:.0f} s)", title_justify="left")
+        for m in result.modes:
+            table.add_row(m.mode, f"{m.recall_at_5:.1f}", f"{m.recall_at_10:.1f}",
+                          *(f"{m.by_category.get(c, {}).get('@10', 0):.1f}" for c in cats))
+        c.print(table)
 
     emit(result, as_json, render)

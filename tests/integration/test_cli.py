@@ -147,3 +147,21 @@ def test_bench_ingest_prints_its_figures(cli: CliRunner, tmp_path) -> None:
     assert result["memories"] == 40 and result["counts"] == {"created": 40}
     assert result["cores"] >= 1 and 0 < result["ratio"] < 2
     assert set(result["shares"]) == {"embed", "extract", "gates", "wait", "write", "other"}
+
+
+def test_recall_flags(cli: CliRunner, mem: GraphMem) -> None:
+    mem.remember([{"id": "r1", "text": "Caroline: the support group met on Tuesday",
+                   "metadata": {"speaker": "Caroline", "turn": 3}},
+                  {"id": "r2", "text": "Melanie: the support group was moving",
+                   "metadata": {"speaker": "Melanie", "turn": 4}}])
+    done = cli.invoke(app, ["recall", "support group", "--mode", "keyword", "--filter",
+                            "speaker=Caroline", "--hops", "0", "--json"])
+    assert done.exit_code == 0, done.stderr
+    assert [h["id"] for h in json.loads(done.stdout)["hits"]] == ["r1"]
+    by_number = cli.invoke(app, ["recall", "support group", "--filter", "turn=4", "--json"])
+    assert [h["id"] for h in json.loads(by_number.stdout)["hits"]] == ["r2"]
+    bad = cli.invoke(app, ["recall", "support group", "--filter", "speaker"])
+    assert bad.exit_code == 1
+    assert bad.stderr.strip() == "error: field '--filter': 'speaker' is not key=value"
+    empty = cli.invoke(app, ["recall", "   "])
+    assert empty.exit_code == 1 and "query is empty" in empty.stderr

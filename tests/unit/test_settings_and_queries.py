@@ -45,7 +45,7 @@ def test_names_that_reach_queries_are_whitelisted(monkeypatch: pytest.MonkeyPatc
 
 def test_every_named_query_has_a_header_and_loads() -> None:
     names = queries.all_names()
-    assert "recall/vector" in names and "ingest/create_memories" in names
+    assert "recall/candidates" in names and "ingest/create_memories" in names
     for name in names:
         text = queries.query(name)
         assert text.startswith(f"// {name} "), name

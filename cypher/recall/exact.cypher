@@ -1,0 +1,28 @@
+// recall/exact — memories whose text contains the query as a substring, whatever their
+// tier (perfect recall: cold and stub memories are found too). Scans the caller's scope
+// (range index on scope) and the mounted layers.
+// Params: $text, $case_sensitive (bool), $scope, $layers, $lifecycles, $kinds, $filters,
+//         $temporal, $layer_factor, $decay, $now, $k.
+// Returns: as recall/candidates (relevance 1.0 for every match).
+MATCH (m:Memory)
+WHERE (m.scope = $scope OR (m.scope IN $layers AND m.visibility = 'public'))
+  AND m.lifecycle IN $lifecycles AND ($kinds IS NULL OR m.kind IN $kinds)
+  AND all(f IN $filters WHERE m[f.key] IN f.values)
+  AND CASE WHEN $case_sensitive THEN m.text CONTAINS $text
+           ELSE toLower(m.text) CONTAINS toLower($text) END
+WITH m, $decay[m.kind] AS d,
+     duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
+       AS age
+WITH m,
+     CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
+          ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
+            (CASE WHEN age < 0 THEN 0.0 ELSE age END)
+            / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
+               * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
+     END AS retention,
+     CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
+WITH m, retention, layer, ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score
+ORDER BY score DESC, m.created_at DESC, m.id
+LIMIT $k
+RETURN m.id AS id, m {.*, embedding: null} AS memory, 1.0 AS relevance, null AS cosine,
+       null AS bm25, null AS vector_rank, null AS text_rank, retention, layer, score

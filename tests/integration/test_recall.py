@@ -1,0 +1,148 @@
+"""Recall modes, filters, lifecycles, layers, temporal scoring and association, on the
+real server."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.errors import InputError
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+NOTES = [
+    {"id": "pdf", "text": "Invoices are rendered to PDF with wkhtmltopdf on the worker"},
+    {"id": "redis", "text": "The cache layer is Redis; every cache key uses the user: prefix"},
+    {"id": "k8s", "text": "We deploy with Kubernetes on GKE through Argo CD",
+     "metadata": {"team": "platform"}},
+    {"id": "tabs", "text": "Alice prefers tabs over spaces in the Go services",
+     "metadata": {"team": "backend"}, "kind": "heuristic"},
+]
+
+
+@pytest.fixture
+def notes(mem: GraphMem) -> GraphMem:
+    mem._now = NOW
+    mem.remember([n | {"created_at": "2024-05-01T00:00:00Z"} for n in NOTES])
+    return mem
+
+
+def ids(mem: GraphMem, query: str, **options) -> list[str]:
+    return [h.id for h in mem.recall(query, **options).hits]
+
+
+def test_each_mode_finds_what_it_should(notes: GraphMem) -> None:
+    assert ids(notes, "wkhtmltopdf", mode="keyword", hops=0) == ["pdf"]
+    assert ids(notes, "which key-value store holds our cache?", mode="vector", top_k=1,
+               hops=0) == ["redis"]
+    assert ids(notes, "USER: PREFIX", mode="exact", hops=0) == ["redis"]
+    assert ids(notes, "USER: PREFIX", mode="exact", hops=0, case_sensitive=True) == []
+    hybrid = notes.recall("how do we deploy to kubernetes?", top_k=2, hops=0).hits
+    assert hybrid[0].id == "k8s"
+    assert hybrid[0].vector_rank == 1 and hybrid[0].text_rank == 1
+
+
+def test_keyword_mode_ignores_lucene_and_cypher_syntax(notes: GraphMem) -> None:
+    assert ids(notes, 'wkhtmltopdf AND "} OR *:* ) MATCH (n) DETACH DELETE n',
+               mode="keyword", hops=0)[0] == "pdf"
+    assert len(notes.recall("anything", mode="vector", hops=0).hits) == len(NOTES)
+
+
+def test_kind_and_metadata_filters(notes: GraphMem) -> None:
+    assert ids(notes, "team practices", mode="vector", hops=0,
+               filters={"team": ["backend"]}) == ["tabs"]
+    assert ids(notes, "team practices", mode="vector", hops=0, kinds=["rule"]) == ["tabs"]
+    with pytest.raises(InputError, match="filter key"):
+        notes.recall("x", filters={"bad key": ["1"]})
+
+
+def test_shadowed_and_archived_need_asking(notes: GraphMem) -> None:
+    notes.store.driver.execute_query("MATCH (m:Memory {id: 'pdf'}) SET m.lifecycle = 'shadowed'",
+                                     database_=notes.store.database)
+    assert "pdf" not in ids(notes, "wkhtmltopdf", mode="keyword", hops=0)
+    assert ids(notes, "wkhtmltopdf", mode="keyword", hops=0, include_shadowed=True) == ["pdf"]
+
+
+def test_recent_wins_among_equals_but_old_is_not_buried(mem: GraphMem) -> None:
+    mem._now = NOW
+    mem.remember([
+        {"id": "old", "text": "The payments service caches sessions in Redis",
+         "created_at": "2022-01-01T00:00:00Z"},
+        {"id": "new", "text": "The payments service caches sessions in Redis!",
+         "created_at": "2024-05-30T00:00:00Z"},
+        {"id": "old-answer", "text": "Grafana dashboards live in the observability folder",
+         "created_at": "2021-01-01T00:00:00Z"},
+        {"id": "new-noise", "text": "The observability budget was approved in May",
+         "created_at": "2024-05-31T00:00:00Z"},
+    ])
+    hits = mem.recall("payments sessions Redis", mode="vector", hops=0).hits
+    assert [h.id for h in hits[:2]] == ["new", "old"]
+    assert hits[0].retention > hits[1].retention
+    assert ids(mem, "where are the grafana dashboards?", mode="vector", hops=0)[0] == \
+        "old-answer"
+
+
+def test_association_reaches_a_linked_memory_and_shows_the_path(mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "incident", "text": "The March outage started when the billing cron job hung"},
+        {"id": "fix", "text": "A watchdog now restarts stuck schedulers after five minutes",
+         "links": [{"id": "incident", "weight": 0.9}]},
+        {"id": "other", "text": "Lunch is served at noon on Fridays"},
+    ])
+    direct_only = ids(mem, "billing cron outage", mode="keyword", hops=0)
+    assert direct_only == ["incident"]
+    hits = mem.recall("billing cron outage", mode="keyword", hops=2).hits
+    assert [h.id for h in hits] == ["incident", "fix"]
+    fix = hits[1]
+    assert fix.via == "association" and fix.activation is not None
+    assert [(p.source, p.target, p.kind, p.name) for p in fix.path] == [
+        ("incident", "fix", "link", "manual")]
+
+
+def test_association_through_a_shared_entity(mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "a", "text": "Tomasz Nowak leads the payments team"},
+        {"id": "b", "text": "Escalate production incidents to Tomasz Nowak first"},
+    ])
+    hits = mem.recall("who leads payments?", mode="keyword", hops=1).hits
+    assert [h.id for h in hits][:2] == ["a", "b"]
+    assert hits[1].path[0].kind == "entity" and hits[1].path[0].name == "name:tomasz nowak"
+
+
+def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope: str) -> None:
+    team = scope + "-team"
+    try:
+        mem.remember([{"id": "team-pub", "text": "The shared runbook says: rotate TLS yearly"},
+                      {"id": "team-priv", "text": "The shared runbook secret step: call Bob",
+                       "visibility": "private"}], scope=team)
+        mem.remember({"id": "mine", "text": "My runbook notes about TLS certificates",
+                      "links": []})
+        # A link into the other scope's private memory (written behind graphmem's back)
+        # must not carry it across.
+        mem.store.driver.execute_query(
+            "MATCH (a:Memory {id: 'mine'}), (b:Memory {id: 'team-priv'}) "
+            "CREATE (a)-[:ASSOCIATED {kind: 'manual', weight: 1.0, created_at: datetime()}]->(b)",
+            database_=mem.store.database)
+        for mode in ("vector", "keyword", "hybrid", "exact"):
+            alone = ids(mem, "runbook", mode=mode, hops=2)
+            assert alone and set(alone) <= {"mine"}, mode
+            layered = mem.recall("runbook", mode=mode, hops=2, layers=[team]).hits
+            assert "team-priv" not in [h.id for h in layered], mode
+            shared = [h for h in layered if h.id == "team-pub"]
+            assert shared and shared[0].layer == 0.8, mode
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=team)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"mode": "fuzzy"}, "unknown mode"),
+    ({"top_k": 0}, "top-k"),
+    ({"top_k": 10**6}, "top-k"),
+    ({"hops": 9}, "hops"),
+    ({"kinds": ["gossip"]}, "unknown kind"),
+    ({"alpha": 2.0}, "less than or equal to 1"),
+])
+def test_bad_recall_options_are_user_errors(mem: GraphMem, options: dict, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        mem.recall("anything", **options)
