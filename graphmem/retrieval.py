@@ -187,28 +187,39 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
 
 def expand(store: Store, direct: list[Hit], vector: list[float] | None,
            common: dict[str, Any], opts: RecallOptions) -> list[Hit]:
-    """Spread activation from the best direct hits, hop by hop; score what it reaches."""
+    """Spread activation from the best direct hits, hop by hop.
+
+    Activation that reaches another direct hit adds to its score (it is relevant *and*
+    linked to what is most relevant); memories reached only by association are scored by
+    their activation and returned with the path that reached them.
+    """
     frontier = [{"id": h.id, "activation": h.score} for h in direct[:opts.seeds]]
-    seen = [h.id for h in direct]
+    by_id = {h.id: h for h in direct}
+    visited = {f["id"] for f in frontier}
     reached: dict[str, tuple[float, list[PathStep]]] = {}
     paths: dict[str, list[PathStep]] = {h.id: [] for h in direct}
     for _ in range(opts.hops):
         if not frontier:
             break
         rows = store.read(
-            "recall/expand", frontier=frontier, seen=seen, width=opts.top_k,
+            "recall/expand", frontier=frontier, seen=sorted(visited), width=opts.top_k,
             link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
             hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
             **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters",
                                       "now")})
         frontier = []
         for r in rows:
+            visited.add(r["id"])
+            frontier.append({"id": r["id"], "activation": r["activation"]})
+            hit = by_id.get(r["id"])
+            if hit is not None:
+                hit.activation = (hit.activation or 0.0) + r["activation"]
+                hit.score += r["activation"]
+                continue
             step = PathStep(source=r["from"], target=r["id"], kind=r["step"]["kind"],
                             name=r["step"]["name"], weight=r["step"]["weight"])
             paths[r["id"]] = [*paths.get(r["from"], []), step]
             reached[r["id"]] = (r["activation"], paths[r["id"]])
-            frontier.append({"id": r["id"], "activation": r["activation"]})
-            seen.append(r["id"])
     if not reached:
         return []
     rows = store.read(
@@ -217,4 +228,3 @@ def expand(store: Store, direct: list[Hit], vector: list[float] | None,
                                                   "decay", "now")})
     return [to_hit(r, via="association", activation=reached[r["id"]][0],
                    path=reached[r["id"]][1]) for r in rows]
-

@@ -72,6 +72,9 @@ class Store:
                 # An unreachable server should fail in seconds, not after 30 s of retries.
                 max_transaction_retry_time=10.0,
                 user_agent="graphmem",
+                # Planner notices (e.g. "property last_accessed does not exist yet" before
+                # the first recall reinforces anything) are for Cypher authors, not users.
+                notifications_min_severity="OFF",
             )
             try:
                 # An auto-commit query, not a managed one: it fails at once instead of

@@ -4,7 +4,7 @@
 // mentioned by more than $hub_limit memories carry nothing). Scope and visibility are
 // enforced on every memory reached. Each reached memory keeps its strongest incoming
 // step, for the path shown to the caller.
-// Params: $frontier (list of {id, activation}), $seen (ids already in the result),
+// Params: $frontier (list of {id, activation}), $seen (ids already spread from),
 //         $scope, $layers, $lifecycles, $kinds (list or null), $filters, $now,
 //         $link_tau (days), $entity_weight, $hub_limit (int), $hop_decay, $width (int).
 // Returns: id, activation, from, step ({kind: 'link'|'entity', name, weight}).
