@@ -106,10 +106,10 @@ class LocomoBench(BaseModel):
 
 
 LOCOMO_MODES: dict[str, dict[str, object]] = {
-    "keyword": {"mode": "keyword", "hops": 0},
-    "vector": {"mode": "vector", "hops": 0},
-    "hybrid": {"mode": "hybrid", "hops": 0},
-    "hybrid+assoc": {"mode": "hybrid"},
+    "keyword": {"mode": "keyword", "hops": 0, "reinforce": False},
+    "vector": {"mode": "vector", "hops": 0, "reinforce": False},
+    "hybrid": {"mode": "hybrid", "hops": 0, "reinforce": False},
+    "hybrid+assoc": {"mode": "hybrid", "reinforce": False},
 }
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _DIA = re.compile(r"D\d+:\d+")

@@ -254,6 +254,9 @@ def recall(
     include_archived: Annotated[bool, typer.Option("--include-archived")] = False,
     case_sensitive: Annotated[bool, typer.Option(
         "--case-sensitive", help="Exact mode: match case.")] = False,
+    no_reinforce: Annotated[bool, typer.Option(
+        "--no-reinforce", help="Leave stability, access counts and links as they are.")
+    ] = False,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
@@ -272,7 +275,8 @@ def recall(
         result = mem.recall(
             query, top_k=top_k, mode=mode, alpha=alpha, hops=hops, kinds=kind or None,
             filters=wanted, layers=layer or [], include_shadowed=include_shadowed,
-            include_archived=include_archived, case_sensitive=case_sensitive)
+            include_archived=include_archived, case_sensitive=case_sensitive,
+            reinforce=not no_reinforce)
     emit(result, as_json, lambda c: render_hits(c, result))
 
 

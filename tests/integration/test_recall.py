@@ -146,3 +146,53 @@ def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope
 def test_bad_recall_options_are_user_errors(mem: GraphMem, options: dict, message: str) -> None:
     with pytest.raises(InputError, match=message):
         mem.recall("anything", **options)
+
+
+def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "incident", "text": "The March outage started when the billing cron job hung",
+         "created_at": "2024-01-01T00:00:00Z"},
+        {"id": "fix", "text": "A watchdog now restarts stuck schedulers after five minutes",
+         "links": [{"id": "incident", "weight": 0.9}], "created_at": "2024-01-01T00:00:00Z"},
+    ])
+
+    def props(mid: str) -> dict:
+        return mem.store.read("admin/memory_by_id", id=mid)[0]["memory"]
+
+    mem._now = datetime(2024, 1, 31, tzinfo=UTC)  # 30 days later: spacing = 2
+    mem.recall("billing cron outage", mode="keyword", hops=1)
+    assert props("incident")["stability"] == pytest.approx(1.0 + 0.1 * 2)
+    assert props("fix")["stability"] == pytest.approx(1.0 + 0.03 * 2)
+    assert props("incident")["access_count"] == 1
+    assert props("incident")["last_accessed"].to_native() == mem.now()
+
+    mem.recall("billing cron outage", mode="keyword", hops=1)  # no gap: spacing = 1
+    assert props("incident")["stability"] == pytest.approx(1.2 + 0.1)
+    link = mem.store.driver.execute_query(
+        "MATCH (:Memory {id: 'incident'})-[r:ASSOCIATED]-(:Memory {id: 'fix'}) "
+        "RETURN r.weight AS w, r.count AS n", database_=mem.store.database)[0][0]
+    assert (link["w"], link["n"]) == (pytest.approx(0.9 + 2 * 0.05), 3)
+
+    before = props("incident")
+    mem.recall("billing cron outage", mode="keyword", hops=1, reinforce=False)
+    assert props("incident") == before
+
+
+def test_often_recalled_memories_become_core(mem: GraphMem) -> None:
+    mem.remember({"id": "fact", "text": "The release train leaves every second Tuesday",
+                  "kind": "fact"})
+    for _ in range(9):
+        mem.recall("release train", mode="keyword", hops=0)
+    assert mem.get(["fact"])[0].kind == "semantic"
+    mem.recall("release train", mode="keyword", hops=0)
+    assert mem.get(["fact"])[0].kind == "core"
+
+
+def test_memories_returned_together_get_a_co_retrieval_link(mem: GraphMem) -> None:
+    mem.remember([{"id": "x", "text": "Kafka topic orders.v2 carries order events"},
+                  {"id": "y", "text": "Kafka retention for orders.v2 is seven days"}])
+    mem.recall("kafka orders", mode="keyword", hops=0)
+    rows = mem.store.driver.execute_query(
+        "MATCH (:Memory {id: 'x'})-[r:ASSOCIATED]-(:Memory {id: 'y'}) RETURN r.kind AS k, "
+        "r.weight AS w", database_=mem.store.database)[0]
+    assert [(r["k"], r["w"]) for r in rows] == [("co_retrieval", 0.1)]
