@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem import formats, ingest, retrieval, schema
+from graphmem import context, formats, ingest, retrieval, schema
+from graphmem.context import Context
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.extract import Extractor, load_extractor
@@ -240,6 +241,15 @@ class GraphMem:
         return retrieval.recall(self.store, self.embedder, query,
                                 scope=valid_scope(scope) or self.settings.scope,
                                 now=self.now(), options=opts)
+
+    def context(self, *, scope: str | None = None, top: int = 20,
+                max_tokens: int = 600) -> Context:
+        """L0 (counts per kind) and L1 (the best memories, type-budgeted, under
+        `max_tokens`), ready for an agent's system prompt."""
+        if not 1 <= top <= 200 or not 50 <= max_tokens <= 100_000:
+            raise InputError("top must be 1-200 and max-tokens 50-100000", field="top")
+        return context.build(self.store, valid_scope(scope) or self.settings.scope,
+                             self.now(), top=top, max_tokens=max_tokens)
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""

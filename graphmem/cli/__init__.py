@@ -280,6 +280,23 @@ def recall(
     emit(result, as_json, lambda c: render_hits(c, result))
 
 
+@app.command("context")
+@handled
+def context_cmd(
+    top: Annotated[int, typer.Option(help="At most this many memories (L1).")] = 20,
+    max_tokens: Annotated[int, typer.Option(help="Token budget of the block.")] = 600,
+    scope: ScopeOpt = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print L0 (counts per kind) and L1 (the best memories under a token budget), ready
+    to paste into an agent's system prompt."""
+    with open_memory(scope, now) as mem:
+        ctx = mem.context(top=top, max_tokens=max_tokens)
+    emit(ctx.model_dump() | {"text": ctx.text}, as_json,
+         lambda c: c.print(ctx.text, markup=False, highlight=False))
+
+
 def render_hits(c, result: RecallResult) -> None:
     """Draw recall hits as a table for a person; associative hits show their path."""
     table = Table("#", "score", "via", "kind", "id", "text", title=f"recall: {result.query}",

@@ -196,3 +196,24 @@ def test_memories_returned_together_get_a_co_retrieval_link(mem: GraphMem) -> No
         "MATCH (:Memory {id: 'x'})-[r:ASSOCIATED]-(:Memory {id: 'y'}) RETURN r.kind AS k, "
         "r.weight AS w", database_=mem.store.database)[0]
     assert [(r["k"], r["w"]) for r in rows] == [("co_retrieval", 0.1)]
+
+
+def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:
+    from graphmem.context import estimate_tokens
+
+    kinds = ["semantic"] * 30 + ["episodic"] * 30 + ["procedural"] * 10 + ["heuristic"] * 5
+    mem.remember([{"id": f"c{i}", "kind": k, "importance": 0.9 if k == "episodic" else 0.5,
+                   "text": f"Context memory number {i} about the {k} side of service {i} "
+                           + "with enough words to cost real tokens " * 3}
+                  for i, k in enumerate(kinds)])
+    ctx = mem.context()
+    assert ctx.identity == ("[Memory: 75 entries, 30 episodic, 30 semantic, 10 procedural, "
+                            "5 heuristic]")
+    assert estimate_tokens(ctx.text) <= ctx.tokens <= 600
+    assert 0 < len(ctx.lines) <= 20
+    per_kind = {k: sum(1 for c in ctx.lines if c.kind == k) for k in set(kinds)}
+    # Episodic memories score highest, yet take only their 5 slots plus the 2 that core
+    # (no candidates) leaves unused, while the other kinds have candidates.
+    assert 5 <= per_kind["episodic"] <= 7 and per_kind["semantic"] >= 1
+    assert per_kind["procedural"] >= 1 and per_kind["heuristic"] >= 1
+    assert all(c.line.startswith(("[S] ", "[E] ", "[P] ", "[H] ")) for c in ctx.lines)

@@ -1,0 +1,90 @@
+"""Tiered loading (seed 000): what an agent pastes into its system prompt.
+
+L0 is one identity line with counts per kind; L1 the best memories by static score,
+packed under a token budget with type budgets so one kind cannot fill it; L2 is recall.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from graphmem.store import Store
+
+#: Share of L1's slots per kind (SPEC "Read path", step 4); what a kind leaves unused
+#: goes to the best remaining memories of any kind.
+BUDGETS = {"semantic": 0.40, "episodic": 0.25, "procedural": 0.20, "heuristic": 0.075,
+           "core": 0.075}
+LETTERS = {"semantic": "S", "episodic": "E", "procedural": "P", "heuristic": "H",
+           "core": "C", "reflection": "R"}
+MAX_LINE_CHARS = 200
+
+
+class ContextLine(BaseModel):
+    """One L1 memory as it is pasted."""
+
+    id: str
+    kind: str
+    line: str
+
+
+class Context(BaseModel):
+    """L0 and L1 for one scope, and the token estimate of the whole block."""
+
+    scope: str
+    identity: str
+    lines: list[ContextLine]
+    tokens: int
+
+    @property
+    def text(self) -> str:
+        """The block to paste: the identity line, then one line per memory."""
+        return "\n".join([self.identity, *(c.line for c in self.lines)])
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token count for English text (about 4 characters or 0.75 words per
+    token, whichever says more), so the budget holds for common LLM tokenizers."""
+    return math.ceil(max(len(text) / 4, len(text.split()) * 4 / 3))
+
+
+def line_for(kind: str, text: str) -> str:
+    """`[S] text`, one line, cut at MAX_LINE_CHARS."""
+    flat = " ".join(text.split())
+    if len(flat) > MAX_LINE_CHARS:
+        flat = flat[:MAX_LINE_CHARS - 1].rstrip() + "…"
+    return f"[{LETTERS.get(kind, '?')}] {flat}"
+
+
+def build(store: Store, scope: str, now: datetime, *, top: int = 20,
+          max_tokens: int = 600) -> Context:
+    """L0 and L1 of `scope` at `now`: at most `top` memories within `max_tokens`."""
+    counts = {r["kind"]: r["memories"] for r in store.read("context/kind_counts", scope=scope)}
+    total = sum(counts.values())
+    parts = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    identity = f"[Memory: {total} entries{', ' + parts if parts else ''}]"
+    rows = store.read("context/top", scope=scope, now=now, limit=max(top * 10, 100))
+    quota = {k: max(1, round(share * top)) for k, share in BUDGETS.items()}
+    chosen: list[dict] = []
+    for row in rows:  # first pass: each kind up to its budget
+        if len(chosen) < top and quota.get(row["kind"], 0) > 0:
+            quota[row["kind"]] -= 1
+            chosen.append(row)
+    for row in rows:  # second pass: unused slots go to the best of any kind
+        if len(chosen) >= top:
+            break
+        if row not in chosen:
+            chosen.append(row)
+    chosen.sort(key=lambda r: -r["score"])
+    lines: list[ContextLine] = []
+    used = estimate_tokens(identity)
+    for row in chosen:
+        line = line_for(row["kind"], row["text"])
+        cost = estimate_tokens(line) + 1  # the newline
+        if used + cost > max_tokens:
+            continue
+        used += cost
+        lines.append(ContextLine(id=row["id"], kind=row["kind"], line=line))
+    return Context(scope=scope, identity=identity, lines=lines, tokens=used)
