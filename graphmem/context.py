@@ -67,18 +67,22 @@ def build(store: Store, scope: str, now: datetime, *, top: int = 20,
     identity = f"[Memory: {total} entries{', ' + parts if parts else ''}]"
     rows = store.read("context/top", scope=scope, now=now, limit=max(top * 10, 100))
     quota = {k: max(1, round(share * top)) for k, share in BUDGETS.items()}
+    by_kind: dict[str, list[dict]] = {}
+    for row in rows:
+        by_kind.setdefault(row["kind"], []).append(row)
     chosen: list[dict] = []
-    for row in rows:  # first pass: each kind up to its budget
-        if len(chosen) < top and quota.get(row["kind"], 0) > 0:
-            quota[row["kind"]] -= 1
-            chosen.append(row)
-    for row in rows:  # second pass: unused slots go to the best of any kind
-        if len(chosen) >= top:
-            break
-        if row not in chosen:
-            chosen.append(row)
-    chosen.sort(key=lambda r: -r["score"])
-    lines: list[ContextLine] = []
+    # First the budgets, round-robin across kinds (each kind's best first), so a tight
+    # token budget still holds every kind; then unused slots go to the best of any kind.
+    while len(chosen) < top and any(quota.get(k, 0) > 0 and xs for k, xs in by_kind.items()):
+        for kind, xs in by_kind.items():
+            if len(chosen) < top and quota.get(kind, 0) > 0 and xs:
+                quota[kind] -= 1
+                chosen.append(xs.pop(0))
+    rest = sorted((r for xs in by_kind.values() for r in xs), key=lambda r: -r["score"])
+    chosen += rest[:max(0, top - len(chosen))]
+    # Packed in the order chosen, so the budgeted kinds get their room before the extras;
+    # shown best first.
+    packed: list[tuple[float, ContextLine]] = []
     used = estimate_tokens(identity)
     for row in chosen:
         line = line_for(row["kind"], row["text"])
@@ -86,5 +90,6 @@ def build(store: Store, scope: str, now: datetime, *, top: int = 20,
         if used + cost > max_tokens:
             continue
         used += cost
-        lines.append(ContextLine(id=row["id"], kind=row["kind"], line=line))
-    return Context(scope=scope, identity=identity, lines=lines, tokens=used)
+        packed.append((row["score"], ContextLine(id=row["id"], kind=row["kind"], line=line)))
+    packed.sort(key=lambda p: -p[0])
+    return Context(scope=scope, identity=identity, lines=[c for _, c in packed], tokens=used)

@@ -212,8 +212,8 @@ def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:
     assert estimate_tokens(ctx.text) <= ctx.tokens <= 600
     assert 0 < len(ctx.lines) <= 20
     per_kind = {k: sum(1 for c in ctx.lines if c.kind == k) for k in set(kinds)}
-    # Episodic memories score highest, yet take only their 5 slots plus the 2 that core
-    # (no candidates) leaves unused, while the other kinds have candidates.
-    assert 5 <= per_kind["episodic"] <= 7 and per_kind["semantic"] >= 1
+    # Episodic memories score highest, yet take at most their 5 slots plus the 2 that core
+    # (no candidates) leaves unused, and every kind keeps room within the token budget.
+    assert 1 <= per_kind["episodic"] <= 7 and per_kind["semantic"] >= 1
     assert per_kind["procedural"] >= 1 and per_kind["heuristic"] >= 1
     assert all(c.line.startswith(("[S] ", "[E] ", "[P] ", "[H] ")) for c in ctx.lines)
