@@ -35,6 +35,9 @@ MAX_HOPS = 4
 MODES = ("hybrid", "vector", "keyword", "exact")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
+#: Lucene's English stop words and question words: the full-text index keeps stop words
+#: (Neo4j's default analyzer), so the query leaves them out or BM25 rewards "the".
+STOP_WORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with", "who", "whom", "whose", "what", "when", "where", "which", "why", "how", "did", "does", "do", "i", "you", "he", "she", "we", "me", "my", "your", "his", "her", "our", "has", "have", "had", "been"])
 
 
 class RecallOptions(BaseModel):
@@ -106,8 +109,10 @@ class RecallOptions(BaseModel):
 def lucene_query(text: str) -> str | None:
     """The words of `text` as a Lucene OR-query: no syntax of the caller reaches Lucene."""
     words = [w.lower() for w in _WORD.findall(text)]
-    words = [w for w in words if w not in _LUCENE_OPERATORS]
-    return " ".join(dict.fromkeys(words)) or None
+    kept = [w for w in words if w not in _LUCENE_OPERATORS and w not in STOP_WORDS]
+    # A query of nothing but stop words still searches for them.
+    kept = kept or [w for w in words if w not in _LUCENE_OPERATORS]
+    return " ".join(dict.fromkeys(kept)) or None
 
 
 def _filters(filters: dict[str, list[Any]]) -> list[dict[str, Any]]:

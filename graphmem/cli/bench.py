@@ -70,3 +70,29 @@ def locomo(
         c.print(table)
 
     emit(result, as_json, render)
+
+
+@app.command("multihop")
+@handled
+def multihop(
+    questions: Annotated[Path, typer.Argument(help="MuSiQue-format questions (JSON list).")],
+    corpus: Annotated[Path | None, typer.Option(
+        help="The passages to index (default: <questions>_corpus.json beside it).")] = None,
+    keep: Annotated[bool, typer.Option(
+        help="Keep the corpus' scope (a later run reuses it).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recall@2/@5 of supporting passages per mode, on a MuSiQue-format question set."""
+    with GraphMem(load_settings()) as mem:
+        result = bench.multihop(mem, questions, corpus, keep=keep)
+
+    def render(c) -> None:
+        table = Table("mode", "R@2", "R@5",
+                      title=f"Multi-hop passage recall, {result.questions} questions over "
+                      f"{result.passages} passages ({result.cores} cores, "
+                      f"{result.seconds:.0f} s)", title_justify="left")
+        for mode, r in result.modes.items():
+            table.add_row(mode, f"{r['@2']:.1f}", f"{r['@5']:.1f}")
+        c.print(table)
+
+    emit(result, as_json, render)
