@@ -37,7 +37,13 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 #: Lucene's English stop words and question words: the full-text index keeps stop words
 #: (Neo4j's default analyzer), so the query leaves them out or BM25 rewards "the".
-STOP_WORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with", "who", "whom", "whose", "what", "when", "where", "which", "why", "how", "did", "does", "do", "i", "you", "he", "she", "we", "me", "my", "your", "his", "her", "our", "has", "have", "had", "been"])
+STOP_WORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with", "who", "whom", "whose", "what",
+    "when", "where", "which", "why", "how", "did", "does", "do", "i", "you", "he", "she",
+    "we", "me", "my", "your", "his", "her", "our", "has", "have", "had", "been"
+})
 
 
 class RecallOptions(BaseModel):
