@@ -12,11 +12,13 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 from pydantic import BaseModel
 
 from graphmem import formats
 from graphmem.api import GraphMem
 from graphmem.ingest import Timing
+from graphmem.ingest import write as write_records
 from graphmem.records import Collector, Numbered
 from graphmem.types import MemoryIn
 
@@ -243,3 +245,119 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
         modes={m: {"@2": _pct(a for a, _ in xs), "@5": _pct(b for _, b in xs)}
                for m, xs in found.items()},
         seconds=round(time.perf_counter() - started, 1))
+
+
+class LatencyRow(BaseModel):
+    """Recall latency at one store size, per mode, next to brute-force numpy cosine."""
+
+    memories: int
+    p50_ms: dict[str, float]
+    p95_ms: dict[str, float]
+
+
+class LatencyBench(BaseModel):
+    """`bench latency`: p50/p95 per mode and store size, query embedding included."""
+
+    cores: int
+    queries: int
+    rows: list[LatencyRow]
+    build_seconds: float
+
+
+LATENCY_MODES: dict[str, dict[str, object]] = {
+    "keyword": {"mode": "keyword", "hops": 0},
+    "vector": {"mode": "vector", "hops": 0},
+    "hybrid": {"mode": "hybrid", "hops": 0},
+    "hybrid+assoc": {"mode": "hybrid"},
+}
+
+
+class _Reused:
+    """An embedder for building big stores: each text's vector is a real embedding of the
+    sample it was made from, plus small noise (embedding 100k new texts takes ~15 min)."""
+
+    def __init__(self, vectors: dict[str, np.ndarray], sigma: float, seed: int) -> None:
+        self.vectors, self.sigma = vectors, sigma
+        self.rng = np.random.default_rng(seed)
+
+    def embed(self, texts: Sequence[str], advance: object = None) -> np.ndarray:
+        base = np.stack([self.vectors[t.rsplit(" (#", 1)[0]] for t in texts])
+        noisy = base + self.rng.normal(0, self.sigma, base.shape).astype(np.float32)
+        return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+
+def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_000, 10_000,
+            100_000), queries: int = 100, sigma: float = 0.02) -> LatencyBench:
+    """Grow one store through `sizes` from the texts of `paths` (any format `ingest` reads),
+    and time recall per mode at each size against brute-force numpy cosine over the same
+    vectors. Reinforcement is on, as in real use; it is written after the answer."""
+    collector = Collector()
+    for path in paths:
+        formats.read(path, "auto", collector)
+    samples = list(dict.fromkeys(n.record.text for n in collector.records))
+    vectors = dict(zip(samples, mem.embedder.embed(samples), strict=True))
+    asked = [samples[i] for i in np.random.default_rng(7).choice(
+        len(samples), size=min(queries, len(samples)), replace=False)]
+    asked = [" ".join(q.split()[:12]) for q in asked]  # questions are short
+    scope = f"bench:latency:{uuid.uuid4().hex[:8]}"
+    reused = _Reused(vectors, sigma, seed=11)
+    stored: list[np.ndarray] = []
+    rows: list[LatencyRow] = []
+    build = 0.0
+    try:
+        for size in sorted(sizes):
+            started = time.perf_counter()
+            start = sum(len(v) for v in stored)
+            records = [Numbered(i + 1, MemoryIn(
+                id=f"{scope}-{i}", text=f"{samples[i % len(samples)]} (#{i})",
+                session=f"s{i // 20}", source="import"), "<bench>")
+                for i in range(start, size)]
+            timing = Timing()
+            for first in range(0, len(records), 5000):
+                chunk = records[first:first + 5000]
+                vecs = reused.embed([r.record.text for r in chunk])
+                memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
+                stored.append(vecs)
+                write_records(mem.store, _Memo(memo), mem.extractor, chunk,
+                             mem.write_options(scope=scope), timing=timing)
+            build += time.perf_counter() - started
+            rows.append(_measure(mem, scope, asked, np.concatenate(stored), size))
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=scope)
+    return LatencyBench(cores=os.cpu_count() or 1, queries=len(asked), rows=rows,
+                        build_seconds=round(build, 1))
+
+
+class _Memo:
+    def __init__(self, memo: dict[str, np.ndarray]) -> None:
+        self.memo = memo
+
+    def embed(self, texts: Sequence[str], advance: object = None) -> np.ndarray:
+        return np.stack([self.memo[t] for t in texts])
+
+
+def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
+             size: int) -> LatencyRow:
+    embedder = mem.embedder
+    cache = embedder.__dict__.setdefault("_queries", {})
+    timings: dict[str, list[float]] = {m: [] for m in LATENCY_MODES}
+    timings["numpy brute force"] = []
+    for q in asked[:5]:  # warm the plans and caches
+        for settings in LATENCY_MODES.values():
+            mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
+    for q in asked:
+        for name, settings in LATENCY_MODES.items():
+            cache.clear()  # query embedding included, every time
+            result = mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
+            timings[name].append(result.took_ms)
+        cache.clear()
+        started = time.perf_counter()
+        v = embedder.embed_query(q)
+        sims = matrix @ v
+        top = np.argpartition(-sims, 10)[:10]
+        _ = top[np.argsort(-sims[top])]
+        timings["numpy brute force"].append((time.perf_counter() - started) * 1000)
+    return LatencyRow(
+        memories=size,
+        p50_ms={m: round(float(np.percentile(t, 50)), 1) for m, t in timings.items()},
+        p95_ms={m: round(float(np.percentile(t, 95)), 1) for m, t in timings.items()})

@@ -11,6 +11,7 @@ from rich.table import Table
 from graphmem import bench
 from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled
+from graphmem.errors import InputError
 from graphmem.settings import load_settings
 
 app = typer.Typer(help="Benchmarks on real data; each prints its figures.",
@@ -93,6 +94,41 @@ def multihop(
                       f"{result.seconds:.0f} s)", title_justify="left")
         for mode, r in result.modes.items():
             table.add_row(mode, f"{r['@2']:.1f}", f"{r['@5']:.1f}")
+        c.print(table)
+
+    emit(result, as_json, render)
+
+
+@app.command("latency")
+@handled
+def latency(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")],
+    sizes: Annotated[str, typer.Option(help="Store sizes, comma-separated.")
+                     ] = "1000,10000,100000",
+    queries: Annotated[int, typer.Option(help="Queries per mode and size.")] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """p50/p95 recall latency per mode at growing store sizes (query embedding
+    included), next to brute-force numpy cosine over the same vectors."""
+    try:
+        wanted = [int(s) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise InputError(f"{sizes!r} is not a list of numbers", field="--sizes") from None
+    if not wanted or min(wanted) < 20 or not 1 <= queries <= 10_000:
+        raise InputError("sizes must be at least 20 and queries 1-10000", field="--sizes")
+    with GraphMem(load_settings()) as mem:
+        result = bench.latency(mem, paths, sizes=wanted, queries=queries)
+
+    def render(c) -> None:
+        modes = list(result.rows[0].p50_ms) if result.rows else []
+        table = Table("memories", *(f"{m} p50/p95" for m in modes),
+                      title=f"Recall latency in ms, {result.queries} queries per mode "
+                      f"({result.cores} cores; store built in {result.build_seconds:.0f} s)",
+                      title_justify="left")
+        for row in result.rows:
+            table.add_row(f"{row.memories:,}", *(
+                f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes))
         c.print(table)
 
     emit(result, as_json, render)
