@@ -190,8 +190,8 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             "rrf_k": opts.rrf_k, "scan": False,
         }
         rows = store.read("recall/candidates", **params)
-        ranked = sum(1 for r in rows if r["vector_rank"] is not None)
-        if params["vector"] is not None and ranked < opts.top_k:
+        found = rows[0]["vector_found"] if rows else 0
+        if params["vector"] is not None and found < opts.top_k:
             # Too few of this scope's memories among the index's neighbours: scan exactly.
             rows = store.read("recall/candidates", **{**params, "scan": True})
     hits = [to_hit(r) for r in rows]

@@ -14,7 +14,8 @@
 //         $alpha (float or null), $rrf_k (int), $temporal (0..1), $layer_factor,
 //         $decay (map), $now (datetime), $k (int).
 // Returns: id, memory (properties without the embedding), relevance, cosine, bm25,
-//          vector_rank, text_rank, retention, layer, score — best first, at most $k.
+//          vector_rank, text_rank, retention, layer, score — best first, at most $k —
+//          and vector_found (how many vector candidates survived the filters).
 CALL () {
   WITH 1 AS on
   WHERE $vector IS NOT NULL AND NOT $scan
@@ -55,12 +56,13 @@ CALL () {
   RETURN found[i].m AS m, null AS vrank, i + 1 AS trank, found[i].s AS bm25
 }
 WITH m, min(vrank) AS vrank, min(trank) AS trank, max(bm25) AS bm25
-WITH collect({m: m, vrank: vrank, trank: trank, bm25: bm25}) AS cands, max(bm25) AS best
+WITH collect({m: m, vrank: vrank, trank: trank, bm25: bm25}) AS cands, max(bm25) AS best,
+     coalesce(max(vrank), 0) AS vector_found
 UNWIND cands AS c
-WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, best,
+WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, best, vector_found,
      CASE WHEN $vector IS NULL OR c.m.embedding IS NULL THEN null
           ELSE 2 * vector.similarity.cosine(c.m.embedding, $vector) - 1 END AS cosine
-WITH m, vrank, trank, bm25, cosine,
+WITH m, vrank, trank, bm25, cosine, vector_found,
      CASE
        WHEN $lucene IS NULL THEN cosine
        WHEN $vector IS NULL THEN coalesce(bm25, 0.0) / best
@@ -72,7 +74,7 @@ WITH m, vrank, trank, bm25, cosine,
      $decay[m.kind] AS d,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS age
-WITH m, vrank, trank, bm25, cosine, relevance,
+WITH m, vrank, trank, bm25, cosine, relevance, vector_found,
      CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
           ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
             (CASE WHEN age < 0 THEN 0.0 ELSE age END)
@@ -80,9 +82,9 @@ WITH m, vrank, trank, bm25, cosine, relevance,
                * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
      END AS retention,
      CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
-WITH m, vrank, trank, bm25, cosine, relevance, retention, layer,
+WITH m, vrank, trank, bm25, cosine, relevance, retention, layer, vector_found,
      relevance * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score
 ORDER BY score DESC, m.id
 LIMIT $k
 RETURN m.id AS id, m {.*, embedding: null} AS memory, relevance, cosine, bm25,
-       vrank AS vector_rank, trank AS text_rank, retention, layer, score
+       vrank AS vector_rank, trank AS text_rank, retention, layer, score, vector_found

@@ -1,6 +1,6 @@
 // recall/expand — one hop of spreading activation from a frontier of memories: over
 // ASSOCIATED edges (weight * exp(-age / $link_tau days)) and through shared entities
-// (damped by the entity's degree in the visible scopes, so hubs cannot flood; entities
+// (damped by the entity's degree, kept by the writer, so hubs cannot flood; entities
 // mentioned by more than $hub_limit memories carry nothing). Scope and visibility are
 // enforced on every memory reached. Each reached memory keeps its strongest incoming
 // step, for the path shown to the caller.
@@ -17,8 +17,7 @@ CALL (s, f) {
          AS act, {kind: 'link', name: r.kind, weight: r.weight} AS step
   UNION ALL
   MATCH (s)-[:MENTIONS]->(e:Entity)
-  WITH e, f, COUNT { (e)<-[:MENTIONS]-(x:Memory) WHERE x.scope = $scope OR x.scope IN $layers }
-       AS degree
+  WITH e, f, coalesce(e.degree, 0) AS degree
   WHERE 1 < degree <= $hub_limit
   MATCH (e)<-[:MENTIONS]-(n:Memory)
   RETURN n, f.activation * $entity_weight / sqrt(degree - 1) AS act,

@@ -165,3 +165,61 @@ def test_recall_flags(cli: CliRunner, mem: GraphMem) -> None:
     assert bad.stderr.strip() == "error: field '--filter': 'speaker' is not key=value"
     empty = cli.invoke(app, ["recall", "   "])
     assert empty.exit_code == 1 and "query is empty" in empty.stderr
+
+
+def _conversation() -> dict:
+    turns = [("Ann", "I adopted a beagle puppy named Biscuit last week."),
+             ("Ben", "Biscuit is a great name! Where did you find him?"),
+             ("Ann", "At the shelter on Maple Street, they were so helpful."),
+             ("Ben", "I started learning the violin in March.")]
+    session = [{"speaker": s, "dia_id": f"D1:{i + 1}", "text": t}
+               for i, (s, t) in enumerate(turns)]
+    return {"speaker_a": "Ann", "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": session,
+            "qa": [{"question": "What is the name of Ann's puppy?", "answer": "Biscuit",
+                    "evidence": ["D1:1"], "category": 4},
+                   {"question": "Which instrument is Ben learning?", "answer": "violin",
+                    "evidence": ["D1:4"], "category": 4},
+                   {"question": "Unanswerable", "evidence": [], "category": 5}]}
+
+
+def test_bench_locomo_prints_recall_per_mode(cli: CliRunner, tmp_path) -> None:
+    path = tmp_path / "conv-x.json"
+    path.write_text(json.dumps(_conversation()), encoding="utf-8")
+    done = cli.invoke(app, ["bench", "locomo", str(path), "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["questions"] == 2
+    modes = {m["mode"]: m for m in result["modes"]}
+    assert set(modes) == {"keyword", "vector", "hybrid", "hybrid+assoc"}
+    assert modes["hybrid"]["recall_at_5"] == 100.0
+    assert modes["hybrid"]["by_category"]["single-hop"]["n"] == 2
+
+
+def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path) -> None:
+    corpus = [{"title": "Biscuit", "text": "Biscuit is a beagle adopted from the Maple shelter."},
+              {"title": "Maple shelter", "text": "The Maple shelter is run by Dana Ortiz."},
+              {"title": "Violin", "text": "The violin is a bowed string instrument."}]
+    questions = [{"question": "Who runs the shelter Biscuit came from?",
+                  "paragraphs": [{"idx": 0, "title": "Biscuit", "paragraph_text":
+                                  corpus[0]["text"], "is_supporting": True},
+                                 {"idx": 1, "title": "Maple shelter", "paragraph_text":
+                                  corpus[1]["text"], "is_supporting": True}]}]
+    (tmp_path / "mq.json").write_text(json.dumps(questions), encoding="utf-8")
+    (tmp_path / "mq_corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
+    done = cli.invoke(app, ["bench", "multihop", str(tmp_path / "mq.json"), "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["passages"], result["questions"]) == (3, 1)
+    assert result["modes"]["vector"]["@5"] == 100.0
+
+    conv = tmp_path / "conv-x.json"
+    conv.write_text(json.dumps(_conversation()), encoding="utf-8")
+    done = cli.invoke(app, ["bench", "latency", str(conv), "--sizes", "40,80", "--queries",
+                            "3", "--json"])
+    assert done.exit_code == 0, done.stderr
+    rows = json.loads(done.stdout)["rows"]
+    assert [r["memories"] for r in rows] == [40, 80]
+    assert set(rows[0]["p50_ms"]) == {"keyword", "vector", "hybrid", "hybrid+assoc",
+                                      "numpy brute force"}
+    assert all(v > 0 for r in rows for v in r["p50_ms"].values())
