@@ -69,7 +69,7 @@ WITH m, vrank, trank, bm25, cosine, vector_found,
        WHEN $alpha IS NULL THEN
          (coalesce(1.0 / ($rrf_k + vrank), 0.0) + coalesce(1.0 / ($rrf_k + trank), 0.0))
          * ($rrf_k + 1) / 2.0
-       ELSE $alpha * coalesce(cosine, 0.0) + (1 - $alpha) * coalesce(bm25, 0.0) / best
+       ELSE $alpha * coalesce(cosine, 0.0) + (1 - $alpha) * coalesce(bm25 / best, 0.0)
      END AS relevance,
      $decay[m.kind] AS d,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0

@@ -23,8 +23,9 @@ from graphmem.types import RecallResult, WriteReport
 
 QUESTIONS = (
     "who is on call for emergencies?",
-    "how do I ship code to production?",
-    "where do passwords and API keys go?",
+    "how do deployments reach production?",
+    "where are secrets like passwords kept?",
+    "why did everyone get logged out in October?",
 )
 
 

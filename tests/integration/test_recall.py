@@ -43,6 +43,12 @@ def test_each_mode_finds_what_it_should(notes: GraphMem) -> None:
     assert hybrid[0].vector_rank == 1 and hybrid[0].text_rank == 1
 
 
+def test_alpha_blend_works_when_no_word_matches(notes: GraphMem) -> None:
+    hits = notes.recall("key-value storage", alpha=0.7, hops=0).hits
+    assert hits and all(h.score is not None for h in hits)
+    assert ids(notes, "zzzz qqqq", alpha=0.5, hops=0)  # no keyword hit at all: cosine only
+
+
 def test_keyword_mode_ignores_lucene_and_cypher_syntax(notes: GraphMem) -> None:
     assert ids(notes, 'wkhtmltopdf AND "} OR *:* ) MATCH (n) DETACH DELETE n',
                mode="keyword", hops=0)[0] == "pdf"
