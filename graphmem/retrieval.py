@@ -4,10 +4,10 @@
    and/or the full-text index, filtered to the caller's scope, visibility, lifecycle,
    kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
    relevance x temporal factor x layer factor.
-2. Associative expansion (`expand.cypher`, once per hop): spreading activation from the
-   best direct hits over ASSOCIATED edges and shared entities, scope enforced at every
-   hop; each memory reached keeps the path that reached it.
-3. Scoring of what association found (`score.cypher`) and one ranked list.
+2. Associative expansion (`associate.cypher`, one round trip for up to two hops):
+   spreading activation from the best direct hits over ASSOCIATED edges and shared
+   entities, scope enforced at every hop; each memory reached keeps the path that
+   reached it and is scored; one ranked list.
 
 The temporal factor is `(1 - w) + w * R^0.3`. SPEC's `relevance * R^0.3` is w = 1;
 FINDINGS.md shows what that does to old answers, so by default w is small and decay
@@ -31,7 +31,7 @@ from graphmem.store import Store, run
 from graphmem.types import Hit, PathStep, RecallResult, as_utc
 
 MAX_TOP_K = 1000
-MAX_HOPS = 4
+MAX_HOPS = 2
 MODES = ("hybrid", "vector", "keyword", "exact")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
@@ -232,44 +232,32 @@ def reinforce(store: Store, hits: list[Hit], *, now: datetime, opts: RecallOptio
 
 def expand(store: Store, direct: list[Hit], vector: list[float] | None,
            common: dict[str, Any], opts: RecallOptions) -> list[Hit]:
-    """Spread activation from the best direct hits, hop by hop.
+    """Spread activation from the best direct hits (one round trip, up to two hops).
 
     Activation that reaches another direct hit adds to its score (it is relevant *and*
     linked to what is most relevant); memories reached only by association are scored by
     their activation and returned with the path that reached them.
     """
-    frontier = [{"id": h.id, "activation": h.score} for h in direct[:opts.seeds]]
     by_id = {h.id: h for h in direct}
-    visited = {f["id"] for f in frontier}
-    reached: dict[str, tuple[float, list[PathStep]]] = {}
-    paths: dict[str, list[PathStep]] = {h.id: [] for h in direct}
-    for _ in range(opts.hops):
-        if not frontier:
-            break
-        rows = store.read(
-            "recall/expand", frontier=frontier, seen=sorted(visited), width=opts.top_k,
-            link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
-            hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
-            **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters",
-                                      "now")})
-        frontier = []
-        for r in rows:
-            visited.add(r["id"])
-            frontier.append({"id": r["id"], "activation": r["activation"]})
-            hit = by_id.get(r["id"])
-            if hit is not None:
-                hit.activation = (hit.activation or 0.0) + r["activation"]
-                hit.score += r["activation"]
-                continue
-            step = PathStep(source=r["from"], target=r["id"], kind=r["step"]["kind"],
-                            name=r["step"]["name"], weight=r["step"]["weight"])
-            paths[r["id"]] = [*paths.get(r["from"], []), step]
-            reached[r["id"]] = (r["activation"], paths[r["id"]])
-    if not reached:
-        return []
     rows = store.read(
-        "recall/score", items=[{"id": i, "activation": a} for i, (a, _) in reached.items()],
-        vector=vector, **{k: common[k] for k in ("scope", "temporal", "layer_factor",
-                                                  "decay", "now")})
-    return [to_hit(r, via="association", activation=reached[r["id"]][0],
-                   path=reached[r["id"]][1]) for r in rows]
+        "recall/associate", seeds=[{"id": h.id, "activation": h.score}
+                                   for h in direct[:opts.seeds]],
+        direct=list(by_id), hops=opts.hops, width=opts.top_k, vector=vector,
+        link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
+        hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
+        **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters", "now",
+                                  "temporal", "layer_factor", "decay")})
+    paths: dict[str, list[PathStep]] = {}
+    reached: list[Hit] = []
+    for r in sorted(rows, key=lambda r: r["hop"]):  # a hop-2 path extends its hop-1 path
+        step = PathStep(source=r["from"], target=r["id"], kind=r["step"]["kind"],
+                        name=r["step"]["name"], weight=r["step"]["weight"])
+        paths[r["id"]] = [*paths.get(r["from"], []), step]
+        hit = by_id.get(r["id"])
+        if hit is not None:
+            hit.activation = (hit.activation or 0.0) + r["activation"]
+            hit.score += r["activation"]
+        else:
+            reached.append(to_hit(r, via="association", activation=r["activation"],
+                                  path=paths[r["id"]]))
+    return reached

@@ -241,7 +241,7 @@ def recall(
     alpha: Annotated[float | None, typer.Option(
         help="Hybrid: alpha * cosine + (1 - alpha) * BM25 instead of rank fusion.")] = None,
     hops: Annotated[int, typer.Option(
-        help="Associative expansion depth (0 turns it off).")] = 2,
+        help="Associative expansion depth, 0-2 (0 turns it off).")] = 2,
     kind: Annotated[list[str] | None, typer.Option(
         "--kind", help="Only these kinds (repeatable).")] = None,
     filters: Annotated[list[str] | None, typer.Option(
