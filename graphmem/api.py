@@ -229,9 +229,8 @@ class GraphMem:
         `settings` are RecallOptions fields (mode, top_k, hops, alpha, kinds, filters, …).
         """
         try:
-            opts = (options or RecallOptions()).model_copy(update=settings) if settings else (
-                options or RecallOptions())
-            opts = RecallOptions.model_validate(opts.model_dump())
+            base = options.model_dump() if options else {}
+            opts = RecallOptions.model_validate({**base, **settings})
         except ValidationError as e:
             err = e.errors()[0]
             raise InputError(err["msg"].removeprefix("Value error, "),

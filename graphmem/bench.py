@@ -201,15 +201,12 @@ class MultihopBench(BaseModel):
     seconds: float
 
 
-MULTIHOP_MODES = LOCOMO_MODES
-
-
 def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = None, *,
              keep: bool = False, modes: dict[str, dict[str, object]] | None = None
              ) -> MultihopBench:
     """Index the corpus (every passage a memory, `title` as metadata and text prefix;
     passages sharing entities are linked through them) and ask every question."""
-    modes = modes or MULTIHOP_MODES
+    modes = modes or LOCOMO_MODES
     started = time.perf_counter()
     corpus_path = corpus_path or questions_path.with_name(
         questions_path.stem + "_corpus" + questions_path.suffix)

@@ -384,8 +384,8 @@ def write_batch(store: Store, rows: list[Row], opts: WriteOptions, timing: Timin
         sessions = _session_rows(rows)
         if sessions:
             run(tx, "ingest/link_sessions", scope=opts.scope, rows=sessions)
+        entities = {e["key"]: e for r in written for e in r.entities}
         if written:
-            entities = {e["key"]: e for r in written for e in r.entities}
             run(tx, "ingest/link_entities", entities=list(entities.values()), rows=[
                 {"id": r.id, "replace": r.status == "updated",
                  "keys": [e["key"] for e in r.entities]} for r in written])
@@ -406,7 +406,7 @@ def write_batch(store: Store, rows: list[Row], opts: WriteOptions, timing: Timin
                      if r.item.record.supersedes]
         if supersede:
             run(tx, "ingest/supersede", rows=supersede)
-        return len({e["key"] for r in written for e in r.entities}), made
+        return len(entities), made
 
     started = time.perf_counter()
     result = store.write_tx(work)
