@@ -30,7 +30,7 @@ from graphmem.extract import Extractor
 from graphmem.gates import secret_reason, signal_reason
 from graphmem.progress import bar
 from graphmem.records import Numbered, content_hash, generated_id, normalise
-from graphmem.schema import VECTOR_INDEX
+from graphmem.schema import VECTOR_INDEX, scope_key
 from graphmem.store import Store, run
 from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome, WriteReport
 
@@ -123,6 +123,7 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
         "text": r.text,
         "kind": kind,
         "scope": opts.scope,
+        "scope_key": scope_key(opts.scope),
         "visibility": pick("visibility", opts.visibility, "public"),
         "importance": r.importance,
         "confidence": r.confidence if r.confidence is not None

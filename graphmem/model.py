@@ -10,7 +10,6 @@ from neomodel import (
     ArrayProperty,
     DateTimeProperty,
     FloatProperty,
-    FulltextIndex,
     IntegerProperty,
     RelationshipTo,
     StringProperty,
@@ -60,9 +59,14 @@ class Memory(StructuredNode):
     """One remembered thing. Never lost: decay and tiers change rank, not existence."""
 
     uid = StringProperty(unique_index=True, required=True, db_property="id")
-    text = StringProperty(required=True, fulltext_index=FulltextIndex())
+    # The full-text index (`schema.FULLTEXT_INDEX`) covers text and scope_key; neomodel
+    # declares only single-property full-text indexes, so `schema.install` creates it.
+    text = StringProperty(required=True)
     kind = StringProperty(index=True, choices={k: k for k in KINDS}, default="episodic")
     scope = StringProperty(index=True, required=True)
+    #: One Lucene token naming the scope (`schema.scope_key`): keyword search filters by
+    #: scope inside the index, so other scopes cannot crowd a scope's candidates out.
+    scope_key = StringProperty()
     visibility = StringProperty(choices={v: v for v in VISIBILITIES}, default="public")
     importance = FloatProperty(default=0.5)
     confidence = FloatProperty(default=0.7)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, field_validator
 from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX
+from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, scope_key
 from graphmem.store import Store, run
 from graphmem.types import Hit, PathStep, RecallResult, as_utc
 
@@ -62,7 +62,7 @@ class RecallOptions(BaseModel):
     temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
     layer_factor: float = 0.8
     rrf_k: int = 60
-    fetch_factor: int = 10
+    candidates: int = Field(100, ge=1, le=10_000)  # per list (vector, keyword) before fusion
     seeds: int = 5
     hop_decay: float = 0.5
     entity_weight: float = 0.5
@@ -112,13 +112,21 @@ class RecallOptions(BaseModel):
             ["archived"] if self.include_archived else [])
 
 
-def lucene_query(text: str) -> str | None:
-    """The words of `text` as a Lucene OR-query: no syntax of the caller reaches Lucene."""
+def lucene_query(text: str, scopes: list[str] | None = None) -> str | None:
+    """The words of `text` as a Lucene OR-query over memory text, required to be in one
+    of `scopes` (a clause that adds nothing to the score); no syntax of the caller
+    reaches Lucene."""
     words = [w.lower() for w in _WORD.findall(text)]
     kept = [w for w in words if w not in _LUCENE_OPERATORS and w not in STOP_WORDS]
     # A query of nothing but stop words still searches for them.
     kept = kept or [w for w in words if w not in _LUCENE_OPERATORS]
-    return " ".join(dict.fromkeys(kept)) or None
+    if not kept:
+        return None
+    terms = f"text:({' '.join(dict.fromkeys(kept))})"
+    if scopes is None:
+        return terms
+    keys = " ".join(scope_key(s) for s in dict.fromkeys(scopes))
+    return f"+scope_key:({keys})^0 +{terms}"
 
 
 def _filters(filters: dict[str, list[Any]]) -> list[dict[str, Any]]:
@@ -181,19 +189,19 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
                           **common)
     else:
+        fetch = max(opts.candidates, opts.top_k)
         params = {
             **common,
             "vector": vector if opts.mode in ("vector", "hybrid") else None,
-            "lucene": lucene_query(query) if opts.mode in ("keyword", "hybrid") else None,
+            "lucene": lucene_query(query, [scope, *opts.layers])
+            if opts.mode in ("keyword", "hybrid") else None,
             "vector_index": VECTOR_INDEX, "text_index": FULLTEXT_INDEX,
-            "fetch": max(opts.top_k * opts.fetch_factor, 100), "alpha": opts.alpha,
+            "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
             "rrf_k": opts.rrf_k, "scan": False,
         }
         rows = store.read("recall/candidates", **params)
-        found = rows[0]["vector_found"] if rows else 0
-        if params["vector"] is not None and found < opts.top_k:
-            # Too few of this scope's memories among the index's neighbours: scan exactly.
-            rows = store.read("recall/candidates", **{**params, "scan": True})
+        if params["vector"] is not None:
+            rows = _complete_vector_list(store, rows, params)
     hits = [to_hit(r) for r in rows]
     if opts.hops > 0 and hits:
         hits += expand(store, hits, vector, common, opts)
@@ -204,6 +212,21 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         reinforce(store, hits, now=as_utc(now), opts=opts)
     return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
                         took_ms=round(took, 2))
+
+
+def _complete_vector_list(store: Store, rows: list[dict[str, Any]],
+                          params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Ask again until the vector list is this scope's true top `fetch`: other scopes can
+    fill the index's neighbours, so first ask the index for ten times more, then scan."""
+    fetch = params["fetch"]
+    for index_fetch in (fetch * 10, None):
+        found = rows[0]["vector_found"] if rows else 0
+        returned = rows[0]["index_returned"] if rows else params["index_fetch"]
+        if found >= fetch or returned < params["index_fetch"]:
+            return rows  # enough, or the index holds nothing more
+        params = {**params, "index_fetch": index_fetch or fetch, "scan": index_fetch is None}
+        rows = store.read("recall/candidates", **params)
+    return rows
 
 
 def reinforce(store: Store, hits: list[Hit], *, now: datetime, opts: RecallOptions) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import time
 
@@ -12,7 +13,16 @@ from graphmem.errors import SchemaMismatch
 from graphmem.store import Store, translate_errors
 
 VECTOR_INDEX = "vector_index_Memory_embedding"
-FULLTEXT_INDEX = "fulltext_index_Memory_text"
+#: Created by `cypher/admin/fulltext_index.cypher` over text and scope_key (the name is
+#: written there too: Cypher takes no parameter for an index name).
+FULLTEXT_INDEX = "memory_text_scope"
+#: The text-only index earlier versions made; `install` replaces it.
+LEGACY_FULLTEXT_INDEX = "fulltext_index_Memory_text"
+
+
+def scope_key(scope: str) -> str:
+    """One lower-case alphanumeric Lucene token standing for `scope` in the full-text index."""
+    return "s" + hashlib.sha256(scope.encode()).hexdigest()[:24]
 
 
 class IndexInfo(BaseModel):
@@ -37,9 +47,22 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
         db.set_connection(driver=store.driver)
         for cls in model.SCHEMA_CLASSES:
             db.install_labels(cls, quiet=True, stdout=io.StringIO())
+        install_fulltext(store)
     indexes = wait_online(store, wait_seconds)
     check_dimensions(indexes, dimensions)
     return indexes
+
+
+def install_fulltext(store: Store) -> None:
+    """Create the text + scope_key full-text index, retiring the legacy text-only one and
+    giving memories written before it their scope_key."""
+    if any(i.name == LEGACY_FULLTEXT_INDEX for i in indexes(store)):
+        store.autocommit("admin/drop_legacy_fulltext_index")
+    store.autocommit("admin/fulltext_index")
+    scopes = [r["scope"] for r in store.read("admin/scopes_without_key")]
+    if scopes:
+        store.write("admin/set_scope_keys",
+                    keys=[{"scope": s, "key": scope_key(s)} for s in scopes])
 
 
 def indexes(store: Store) -> list[IndexInfo]:

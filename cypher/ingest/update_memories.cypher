@@ -4,7 +4,7 @@
 // embedding puts the memory back in the hot tier.
 // metadata keys travel as `meta.<key>` properties (a null value removes the key).
 // The embedding is stored as a float32 vector property for the vector index.
-// Params: $rows: list of {id, text, kind, scope, visibility, importance, confidence,
+// Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), added_by, content_hash,
 //         embedding (list of float)}.
 // Returns: nothing.
@@ -21,6 +21,7 @@ MERGE (m:Memory {id: r.id})
 SET m.text = r.text,
     m.kind = r.kind,
     m.scope = r.scope,
+    m.scope_key = r.scope_key,
     m.visibility = r.visibility,
     m.importance = r.importance,
     m.confidence = r.confidence,

@@ -1,33 +1,37 @@
 // recall/candidates — direct hits: vector and full-text candidates, fused and scored.
 // Either list can be off ($vector or $lucene null). Each list is ranked after the
-// filters (scope and visibility, lifecycle, kind, metadata). The vector index cannot
-// filter, so when other scopes crowd its $fetch neighbours the caller asks again with
-// $scan: an exact cosine scan of the visible scopes instead of the index. Fusion is reciprocal rank
-// ($alpha null) or alpha * cosine + (1 - alpha) * BM25 / best BM25. Every candidate's
-// cosine is exact (vector.similarity.cosine), also when only the full-text index found it.
+// filters (scope and visibility, lifecycle, kind, metadata) and holds at most $fetch.
+// The full-text query names its scopes itself (scope_key), so other scopes cannot crowd
+// it. The vector index cannot filter: it is asked for $index_fetch neighbours, and when
+// fewer than $fetch of them pass while it returned all it was asked for, the caller asks
+// again with more, and at last with $scan: an exact cosine scan of the visible scopes.
+// Fusion is reciprocal rank ($alpha null) or alpha * cosine + (1 - alpha) * BM25 / best
+// BM25. Every candidate's cosine is exact (vector.similarity.cosine), also when only the
+// full-text index found it.
 // Score = relevance * ((1 - $temporal) + $temporal * R^0.3) * layer factor, R the
 // memory's retention at $now from the decay table ($decay: kind -> {h, shape, floor}).
 // Params: $vector (list of float or null), $lucene (string or null), $scan (bool),
-//         $vector_index,
-//         $text_index, $fetch (int, per list), $scope, $layers (read-only scopes),
+//         $vector_index, $index_fetch (int), $text_index, $fetch (int, per list),
+//         $scope, $layers (read-only scopes),
 //         $lifecycles, $kinds (list or null), $filters (list of {key, values}),
 //         $alpha (float or null), $rrf_k (int), $temporal (0..1), $layer_factor,
 //         $decay (map), $now (datetime), $k (int).
 // Returns: id, memory (properties without the embedding), relevance, cosine, bm25,
 //          vector_rank, text_rank, retention, layer, score — best first, at most $k —
-//          and vector_found (how many vector candidates survived the filters).
+//          vector_found (vector candidates that passed the filters) and index_returned
+//          (neighbours the vector index returned before filtering).
 CALL () {
   WITH 1 AS on
   WHERE $vector IS NOT NULL AND NOT $scan
-  CALL db.index.vector.queryNodes($vector_index, $fetch, $vector) YIELD node, score
-  WITH node, score
-  WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
-    AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
-    AND all(f IN $filters WHERE node[f.key] IN f.values)
+  CALL db.index.vector.queryNodes($vector_index, $index_fetch, $vector) YIELD node, score
   WITH node, score ORDER BY score DESC
-  WITH collect(node) AS found
+  WITH collect(node) AS returned
+  WITH size(returned) AS returned, [node IN returned
+    WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
+      AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
+      AND all(f IN $filters WHERE node[f.key] IN f.values)][..$fetch] AS found
   UNWIND range(0, size(found) - 1) AS i
-  RETURN found[i] AS m, i + 1 AS vrank, null AS trank, null AS bm25
+  RETURN found[i] AS m, i + 1 AS vrank, null AS trank, null AS bm25, returned
   UNION ALL
   WITH 1 AS on
   WHERE $vector IS NOT NULL AND $scan
@@ -41,7 +45,7 @@ CALL () {
   LIMIT $fetch
   WITH collect(node) AS found
   UNWIND range(0, size(found) - 1) AS i
-  RETURN found[i] AS m, i + 1 AS vrank, null AS trank, null AS bm25
+  RETURN found[i] AS m, i + 1 AS vrank, null AS trank, null AS bm25, null AS returned
   UNION ALL
   WITH 1 AS on
   WHERE $lucene IS NOT NULL
@@ -53,16 +57,18 @@ CALL () {
   WITH node, score ORDER BY score DESC
   WITH collect({m: node, s: score}) AS found
   UNWIND range(0, size(found) - 1) AS i
-  RETURN found[i].m AS m, null AS vrank, i + 1 AS trank, found[i].s AS bm25
+  RETURN found[i].m AS m, null AS vrank, i + 1 AS trank, found[i].s AS bm25,
+         null AS returned
 }
-WITH m, min(vrank) AS vrank, min(trank) AS trank, max(bm25) AS bm25
+WITH m, min(vrank) AS vrank, min(trank) AS trank, max(bm25) AS bm25, max(returned) AS returned
 WITH collect({m: m, vrank: vrank, trank: trank, bm25: bm25}) AS cands, max(bm25) AS best,
-     coalesce(max(vrank), 0) AS vector_found
+     coalesce(max(vrank), 0) AS vector_found, coalesce(max(returned), 0) AS index_returned
 UNWIND cands AS c
 WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, best, vector_found,
+     index_returned,
      CASE WHEN $vector IS NULL OR c.m.embedding IS NULL THEN null
           ELSE 2 * vector.similarity.cosine(c.m.embedding, $vector) - 1 END AS cosine
-WITH m, vrank, trank, bm25, cosine, vector_found,
+WITH m, vrank, trank, bm25, cosine, vector_found, index_returned,
      CASE
        WHEN $lucene IS NULL THEN cosine
        WHEN $vector IS NULL THEN coalesce(bm25, 0.0) / best
@@ -74,7 +80,7 @@ WITH m, vrank, trank, bm25, cosine, vector_found,
      $decay[m.kind] AS d,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS age
-WITH m, vrank, trank, bm25, cosine, relevance, vector_found,
+WITH m, vrank, trank, bm25, cosine, relevance, vector_found, index_returned,
      CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
           ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
             (CASE WHEN age < 0 THEN 0.0 ELSE age END)
@@ -83,8 +89,10 @@ WITH m, vrank, trank, bm25, cosine, relevance, vector_found,
      END AS retention,
      CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
 WITH m, vrank, trank, bm25, cosine, relevance, retention, layer, vector_found,
+     index_returned,
      relevance * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score
 ORDER BY score DESC, m.id
 LIMIT $k
 RETURN m.id AS id, m {.*, embedding: null} AS memory, relevance, cosine, bm25,
-       vrank AS vector_rank, trank AS text_rank, retention, layer, score, vector_found
+       vrank AS vector_rank, trank AS text_rank, retention, layer, score, vector_found,
+       index_returned

@@ -141,6 +141,22 @@ def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope
         mem.store.autocommit("admin/delete_scope", scope=team)
 
 
+def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
+        mem: GraphMem, scope: str) -> None:
+    crowd = scope + "-crowd"
+    try:
+        mem.remember([{"id": f"crowd-{i}", "text": f"The lighthouse keeper logs storm {i}"}
+                      for i in range(60)], scope=crowd)
+        mem.remember([{"id": f"own-{i}", "text": f"Lighthouse keeper note number {i}"}
+                      for i in range(3)])
+        for mode in ("keyword", "vector", "hybrid"):
+            # Only 10 candidates per list: the crowd fills the indexes' top 10 on its own.
+            found = ids(mem, "lighthouse keeper storm", mode=mode, hops=0, candidates=10)
+            assert sorted(found) == ["own-0", "own-1", "own-2"], mode
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=crowd)
+
+
 @pytest.mark.parametrize(("options", "message"), [
     ({"mode": "fuzzy"}, "unknown mode"),
     ({"top_k": 0}, "top-k"),
