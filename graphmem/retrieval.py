@@ -4,10 +4,11 @@
    and/or the full-text index, filtered to the caller's scope, visibility, lifecycle,
    kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
    relevance x temporal factor x layer factor.
-2. Associative expansion (`associate.cypher`, one round trip for up to two hops):
-   spreading activation from the best direct hits over ASSOCIATED edges and shared
-   entities, scope enforced at every hop; each memory reached keeps the path that
-   reached it and is scored; one ranked list.
+2. Associative expansion and the final ranking (`associate.cypher`, one round trip for
+   up to two hops): activation spreads from the best direct hits over ASSOCIATED edges
+   and shared entities, scope enforced at every hop; what it reaches earns a bonus in
+   proportion to its own similarity to the query, so links reorder the top candidates
+   and bring in linked memories, each with the path that reached it.
 
 The temporal factor is `(1 - w) + w * R^0.3`. SPEC's `relevance * R^0.3` is w = 1;
 FINDINGS.md shows what that does to old answers, so by default w is small and decay
@@ -61,11 +62,14 @@ class RecallOptions(BaseModel):
     layers: list[str] = []
     temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
     layer_factor: float = 0.8
-    rrf_k: int = 60
+    rrf_k: int = Field(5, ge=1)
     candidates: int = Field(100, ge=1, le=10_000)  # per list (vector, keyword) before fusion
-    seeds: int = 5
+    seeds: int = 3
+    width: int = Field(100, ge=1)  # memories kept per hop of spreading activation
+    pool_factor: int = 3  # direct candidates that association may reorder: top_k x this
+    association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
     hop_decay: float = 0.5
-    entity_weight: float = 0.5
+    entity_weight: float = 1.0
     hub_limit: int = 50
     link_tau_days: float = 90.0
     reinforce: bool = True
@@ -190,8 +194,10 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                           **common)
     else:
         fetch = max(opts.candidates, opts.top_k)
+        pool = min(fetch, opts.top_k * opts.pool_factor) if opts.hops > 0 else opts.top_k
         params = {
             **common,
+            "k": pool, "hydrate": opts.hops == 0,
             "vector": vector if opts.mode in ("vector", "hybrid") else None,
             "lucene": lucene_query(query, [scope, *opts.layers])
             if opts.mode in ("keyword", "hybrid") else None,
@@ -202,11 +208,10 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         rows = store.read("recall/candidates", **params)
         if params["vector"] is not None:
             rows = _complete_vector_list(store, rows, params)
-    hits = [to_hit(r) for r in rows]
-    if opts.hops > 0 and hits:
-        hits += expand(store, hits, vector, common, opts)
-        hits.sort(key=lambda h: (-h.score, h.id))
-        hits = hits[:opts.top_k]
+    if opts.hops > 0:
+        hits = associate(store, rows, vector, common, opts)
+    else:
+        hits = [to_hit(r) for r in rows]
     took = (time.perf_counter() - started) * 1000
     if opts.reinforce and hits:
         reinforce(store, hits, now=as_utc(now), opts=opts)
@@ -253,34 +258,38 @@ def reinforce(store: Store, hits: list[Hit], *, now: datetime, opts: RecallOptio
         store.write_tx(work)
 
 
-def expand(store: Store, direct: list[Hit], vector: list[float] | None,
-           common: dict[str, Any], opts: RecallOptions) -> list[Hit]:
-    """Spread activation from the best direct hits (one round trip, up to two hops).
+def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,
+              common: dict[str, Any], opts: RecallOptions) -> list[Hit]:
+    """Spread activation from the best direct candidates and rank them together with the
+    memories it reaches (`recall/associate`, one round trip for up to two hops).
 
-    Activation that reaches another direct hit adds to its score (it is relevant *and*
-    linked to what is most relevant); memories reached only by association are scored by
-    their activation and returned with the path that reached them.
+    A reached memory's bonus is weighted by its own similarity to the query, so a link
+    lifts what is both connected and on topic; memories reached only by association come
+    back with the path that reached them.
     """
-    by_id = {h.id: h for h in direct}
+    if not candidates:
+        return []
+    by_id = {r["id"]: r for r in candidates}
     rows = store.read(
-        "recall/associate", seeds=[{"id": h.id, "activation": h.score}
-                                   for h in direct[:opts.seeds]],
-        direct=list(by_id), hops=opts.hops, width=opts.top_k, vector=vector,
-        link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
+        "recall/associate", pool=[{"id": r["id"], "score": r["score"]} for r in candidates],
+        seeds=opts.seeds, hops=opts.hops, width=opts.width, beta=opts.association,
+        vector=vector, link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
         hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
         **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters", "now",
-                                  "temporal", "layer_factor", "decay")})
-    paths: dict[str, list[PathStep]] = {}
-    reached: list[Hit] = []
-    for r in sorted(rows, key=lambda r: r["hop"]):  # a hop-2 path extends its hop-1 path
-        step = PathStep(source=r["from"], target=r["id"], kind=r["step"]["kind"],
-                        name=r["step"]["name"], weight=r["step"]["weight"])
-        paths[r["id"]] = [*paths.get(r["from"], []), step]
-        hit = by_id.get(r["id"])
-        if hit is not None:
-            hit.activation = (hit.activation or 0.0) + r["activation"]
-            hit.score += r["activation"]
+                                  "temporal", "layer_factor", "decay", "k")})
+    hits = []
+    for r in rows:
+        if r["direct"]:
+            hit = to_hit({**by_id[r["id"]], "memory": r["memory"], "score": r["score"]},
+                         activation=r["activation"])
         else:
-            reached.append(to_hit(r, via="association", activation=r["activation"],
-                                  path=paths[r["id"]]))
-    return reached
+            steps = [_step(r["prev"]["from"], r["from"], r["prev"]["step"])] if r["prev"] else []
+            steps.append(_step(r["from"], r["id"], r["step"]))
+            hit = to_hit(r, via="association", activation=r["activation"], path=steps)
+        hits.append(hit)
+    return hits
+
+
+def _step(source: str, target: str, step: dict[str, Any]) -> PathStep:
+    return PathStep(source=source, target=target, kind=step["kind"], name=step["name"],
+                    weight=step["weight"])

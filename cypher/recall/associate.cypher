@@ -1,22 +1,32 @@
-// recall/associate — associative expansion in one round trip: up to two hops of
-// spreading activation from the best direct hits ($seeds), over ASSOCIATED edges
-// (weight * exp(-age / $link_tau days)) and shared entities (damped by the entity's
-// degree, kept by the writer; entities of more than $hub_limit memories carry nothing),
-// times $hop_decay per hop. Scope and visibility are enforced on every memory reached.
-// Each reached memory keeps its strongest incoming step (its path) and, when it is not
-// already a direct hit, is scored like one: activation * temporal factor * layer factor.
-// Params: $seeds (list of {id, activation}), $direct (ids of all direct hits), $hops
-//         (1 or 2), $width (memories kept per hop), $scope, $layers, $lifecycles, $kinds,
-//         $filters, $now, $link_tau, $entity_weight, $hub_limit, $hop_decay, $vector,
+// recall/associate — associative expansion and the final ranking, in one round trip.
+// Activation spreads from the best direct hits ($pool[..$seeds]) for up to two hops, over
+// ASSOCIATED edges (weight * exp(-age / $link_tau days)) and shared entities (damped by
+// the entity's degree, kept by the writer; entities of more than $hub_limit memories
+// carry nothing), times $hop_decay per hop. Scope and visibility are enforced on every
+// memory reached. A reached memory earns a bonus of $beta * activation * cos^2 (cos its
+// cosine with the query, clipped at 0): being linked to what answers the query counts
+// in proportion to being about the query itself, so a hub's unrelated neighbours stay
+// down. Direct candidates add the bonus to their score; a memory reached only by
+// association scores bonus * temporal factor * layer factor. Each reached memory keeps
+// its strongest incoming step (its path).
+// Params: $pool (direct candidates, best first: list of {id, score}), $seeds (int),
+//         $hops (0, 1 or 2), $width (memories kept per hop), $beta, $k, $vector (list of
+//         float or null: no bonus factor without it), $scope, $layers, $lifecycles,
+//         $kinds, $filters, $now, $link_tau, $entity_weight, $hub_limit, $hop_decay,
 //         $temporal, $layer_factor, $decay.
-// Returns: id, hop, activation, from, step, direct (bool), memory, relevance, cosine,
-//          retention, layer, score (null for direct hits: the caller has theirs).
+// Returns, best first and at most $k: id, memory (properties without the embedding),
+//          direct (bool), score, activation (the bonus, null if not reached), hop,
+//          from, step (the path's last step), prev ({from, step} of a hop-2 path's first
+//          step), relevance, cosine, retention, layer (the
+//          last four only for memories that are not direct candidates).
 CALL () {
-  UNWIND $seeds AS f
+  WITH 1 AS on
+  WHERE $hops >= 1
+  UNWIND $pool[..$seeds] AS f
   MATCH (s:Memory {id: f.id})
   CALL (s, f) {
     MATCH (s)-[r:ASSOCIATED]-(n:Memory)
-    RETURN n, f.activation * r.weight * exp(-(duration.inSeconds(
+    RETURN n, f.score * r.weight * exp(-(duration.inSeconds(
              coalesce(r.strengthened_at, r.created_at), $now).seconds / 86400.0) / $link_tau)
            AS act, {kind: 'link', name: r.kind, weight: r.weight} AS step
     UNION ALL
@@ -24,11 +34,11 @@ CALL () {
     WITH e, f, coalesce(e.degree, 0) AS degree
     WHERE 1 < degree <= $hub_limit
     MATCH (e)<-[:MENTIONS]-(n:Memory)
-    RETURN n, f.activation * $entity_weight / sqrt(degree - 1) AS act,
+    RETURN n, f.score * $entity_weight / sqrt(degree - 1) AS act,
            {kind: 'entity', name: e.key, weight: 1.0 / sqrt(degree - 1)} AS step
   }
-  WITH n, f.id AS from, act * $hop_decay AS act, step
-  WHERE NOT n.id IN [x IN $seeds | x.id]
+  WITH n, s, f.id AS from, act * $hop_decay AS act, step
+  WHERE n <> s
     AND (n.scope = $scope OR (n.scope IN $layers AND n.visibility = 'public'))
     AND n.lifecycle IN $lifecycles AND ($kinds IS NULL OR n.kind IN $kinds)
     AND all(x IN $filters WHERE n[x.key] IN x.values)
@@ -42,10 +52,10 @@ CALL (hop1) {
   WITH hop1
   WHERE $hops >= 2
   UNWIND hop1 AS h
-  WITH hop1, h.n AS s, {id: h.n.id, activation: h.activation} AS f
+  WITH h.n AS s, {id: h.n.id, score: h.activation} AS f
   CALL (s, f) {
     MATCH (s)-[r:ASSOCIATED]-(n:Memory)
-    RETURN n, f.activation * r.weight * exp(-(duration.inSeconds(
+    RETURN n, f.score * r.weight * exp(-(duration.inSeconds(
              coalesce(r.strengthened_at, r.created_at), $now).seconds / 86400.0) / $link_tau)
            AS act, {kind: 'link', name: r.kind, weight: r.weight} AS step
     UNION ALL
@@ -53,11 +63,11 @@ CALL (hop1) {
     WITH e, f, coalesce(e.degree, 0) AS degree
     WHERE 1 < degree <= $hub_limit
     MATCH (e)<-[:MENTIONS]-(n:Memory)
-    RETURN n, f.activation * $entity_weight / sqrt(degree - 1) AS act,
+    RETURN n, f.score * $entity_weight / sqrt(degree - 1) AS act,
            {kind: 'entity', name: e.key, weight: 1.0 / sqrt(degree - 1)} AS step
   }
-  WITH hop1, n, f.id AS from, act * $hop_decay AS act, step
-  WHERE NOT n.id IN [x IN $seeds | x.id] AND NOT n IN [x IN hop1 | x.n]
+  WITH n, s, f.id AS from, act * $hop_decay AS act, step
+  WHERE n <> s
     AND (n.scope = $scope OR (n.scope IN $layers AND n.visibility = 'public'))
     AND n.lifecycle IN $lifecycles AND ($kinds IS NULL OR n.kind IN $kinds)
     AND all(x IN $filters WHERE n[x.key] IN x.values)
@@ -67,26 +77,48 @@ CALL (hop1) {
   LIMIT $width
   RETURN collect({n: n, activation: activation, from: best.from, step: best.step}) AS hop2
 }
+// One entry per reached memory: activation summed over both hops, the hop-1 path kept.
 UNWIND [x IN hop1 | x {.*, hop: 1}] + [x IN hop2 | x {.*, hop: 2}] AS r
-WITH r, r.n AS m, r.n.id IN $direct AS direct
-WITH r, m, direct,
-     CASE WHEN direct OR $vector IS NULL OR m.embedding IS NULL THEN null
-          ELSE 2 * vector.similarity.cosine(m.embedding, $vector) - 1 END AS cosine,
-     $decay[m.kind] AS d,
-     duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
-       AS age
-WITH r, m, direct, cosine,
-     CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
-          ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
-            (CASE WHEN age < 0 THEN 0.0 ELSE age END)
-            / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
-               * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
-     END AS retention,
-     CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
-RETURN m.id AS id, r.hop AS hop, r.activation AS activation, r.from AS from, r.step AS step,
-       direct,
-       CASE WHEN direct THEN null ELSE m {.*, embedding: null} END AS memory,
-       cosine AS relevance, cosine, retention, layer,
-       CASE WHEN direct THEN null
-            ELSE r.activation * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer
-       END AS score
+WITH hop1, r ORDER BY r.hop
+WITH hop1, r.n AS n, collect(r)[0] AS first, sum(r.activation) AS activation
+WITH hop1, n, first, activation,
+     CASE WHEN $vector IS NULL OR n.embedding IS NULL THEN null
+          ELSE 2 * vector.similarity.cosine(n.embedding, $vector) - 1 END AS cosine
+WITH collect({id: n.id, n: n, hop: first.hop, from: first.from, step: first.step,
+              cosine: cosine,
+              prev: [y IN hop1 WHERE first.hop = 2 AND y.n.id = first.from |
+                    {from: y.from, step: y.step}][0],
+              bonus: $beta * activation * CASE WHEN cosine IS NULL THEN 1.0
+                                               WHEN cosine < 0 THEN 0.0
+                                               ELSE cosine ^ 2 END}) AS reached
+CALL (reached) {
+  UNWIND $pool AS p
+  WITH p, [x IN reached WHERE x.id = p.id][0] AS x
+  MATCH (m:Memory {id: p.id})
+  RETURN m, true AS direct, p.score + coalesce(x.bonus, 0.0) AS score, x, null AS cosine,
+         null AS retention, null AS layer
+  UNION ALL
+  UNWIND reached AS x
+  WITH x WHERE NOT x.id IN [p IN $pool | p.id]
+  WITH x, x.n AS m, $decay[x.n.kind] AS d,
+       duration.inSeconds(coalesce(x.n.last_accessed, x.n.created_at), $now).seconds
+         / 86400.0 AS age
+  WITH x, m,
+       CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
+            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
+              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
+              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
+                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
+       END AS retention,
+       CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
+  RETURN m, false AS direct,
+         x.bonus * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score, x,
+         x.cosine AS cosine, retention, layer
+}
+WITH m, direct, score, x, cosine, retention, layer
+ORDER BY score DESC, m.id
+LIMIT $k
+RETURN m.id AS id, m {.*, embedding: null} AS memory, direct, score,
+       x.bonus AS activation, x.hop AS hop, x.from AS from, x.step AS step,
+       x.prev AS prev,
+       cosine AS relevance, cosine, retention, layer

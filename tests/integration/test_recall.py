@@ -106,6 +106,39 @@ def test_association_reaches_a_linked_memory_and_shows_the_path(mem: GraphMem) -
         ("incident", "fix", "link", "manual")]
 
 
+def test_a_two_hop_association_shows_both_steps(mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "incident", "text": "The March outage started when the billing cron job hung"},
+        {"id": "watchdog", "text": "A watchdog now restarts stuck schedulers",
+         "links": [{"id": "incident", "weight": 0.9}]},
+        {"id": "pager", "text": "The watchdog pages the on-call engineer when it restarts",
+         "links": [{"id": "watchdog", "weight": 0.9}]},
+    ])
+    hits = mem.recall("billing cron outage", mode="keyword", hops=2).hits
+    pager = next(h for h in hits if h.id == "pager")
+    assert pager.via == "association"
+    assert [(p.source, p.target) for p in pager.path] == [
+        ("incident", "watchdog"), ("watchdog", "pager")]
+    assert "pager" not in ids(mem, "billing cron outage", mode="keyword", hops=1)
+
+
+def test_association_lifts_the_linked_one_of_two_equal_candidates(mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "anchor", "text": "Deploys to production happen on Tuesdays"},
+        {"id": "twin-a", "text": "Rollback steps for deploys: revert the tag"},
+        {"id": "twin-b", "text": "Rollback steps for deploys: revert the tag!",
+         "links": [{"id": "anchor", "weight": 1.0}]},
+    ])
+    # An alpha blend, not rank fusion: the twins' scores are then nearly equal.
+    query = "deploys to production rollback"
+    flat = [h.id for h in mem.recall(query, hops=0, alpha=0.5).hits]
+    assert flat.index("twin-a") < flat.index("twin-b")
+    hits = mem.recall(query, hops=1, alpha=0.5).hits
+    twin_b = next(h for h in hits if h.id == "twin-b")
+    assert twin_b.via == "direct" and twin_b.activation and twin_b.activation > 0
+    assert [h.id for h in hits].index("twin-b") < [h.id for h in hits].index("twin-a")
+
+
 def test_association_through_a_shared_entity(mem: GraphMem) -> None:
     mem.remember([
         {"id": "a", "text": "Tomasz Nowak leads the payments team"},
