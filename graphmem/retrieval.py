@@ -63,7 +63,7 @@ class RecallOptions(BaseModel):
     temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
     layer_factor: float = 0.8
     rrf_k: int = Field(5, ge=1)
-    candidates: int = Field(100, ge=1, le=10_000)  # per list (vector, keyword) before fusion
+    candidates: int = Field(50, ge=1, le=10_000)  # per list (vector, keyword) before fusion
     seeds: int = 3
     width: int = Field(100, ge=1)  # memories kept per hop of spreading activation
     pool_factor: int = 3  # direct candidates that association may reorder: top_k x this

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
+from neo4j import GraphDatabase, ManagedTransaction
 from neo4j import exceptions as nx
 
 from graphmem.errors import ConfigError, GraphmemError, Neo4jUnavailable
@@ -93,12 +93,15 @@ class Store:
         self.driver.close()
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named read query (routed to a reader in a cluster) and return its rows."""
-        with translate_errors(self.settings):
-            records, _, _ = self.driver.execute_query(
-                query(name), params, database_=self.database, routing_=RoutingControl.READ
-            )
-        return [r.data() for r in records]
+        """Run a named read query (routed to a reader in a cluster) and return its rows.
+
+        Auto-commit, not a managed transaction: one round trip instead of three, which is
+        a third of a small recall's time; a read has nothing to retry half-done.
+        """
+        with translate_errors(self.settings):  # noqa: SIM117 - the session needs the guard too
+            with self.driver.session(database=self.database,
+                                     default_access_mode=neo4j.READ_ACCESS) as session:
+                return [r.data() for r in session.run(query(name), params)]
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named write query in its own managed transaction and return its rows."""

@@ -6,8 +6,8 @@
 // fewer than $fetch of them pass while it returned all it was asked for, the caller asks
 // again with more, and at last with $scan: an exact cosine scan of the visible scopes.
 // Fusion is reciprocal rank ($alpha null) or alpha * cosine + (1 - alpha) * BM25 / best
-// BM25. Every candidate's cosine is exact (vector.similarity.cosine), also when only the
-// full-text index found it.
+// BM25. Every candidate's cosine is exact: the index's own score for what it found,
+// vector.similarity.cosine for what only the full-text index found.
 // Score = relevance * ((1 - $temporal) + $temporal * R^0.3) * layer factor, R the
 // memory's retention at $now from the decay table ($decay: kind -> {h, shape, floor}).
 // Params: $vector (list of float or null), $lucene (string or null), $scan (bool),
@@ -26,13 +26,14 @@ CALL () {
   WHERE $vector IS NOT NULL AND NOT $scan
   CALL db.index.vector.queryNodes($vector_index, $index_fetch, $vector) YIELD node, score
   WITH node, score ORDER BY score DESC
-  WITH collect(node) AS returned
-  WITH size(returned) AS returned, [node IN returned
-    WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
-      AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
-      AND all(f IN $filters WHERE node[f.key] IN f.values)][..$fetch] AS found
+  WITH collect({m: node, s: score}) AS returned
+  WITH size(returned) AS returned, [x IN returned
+    WHERE (x.m.scope = $scope OR (x.m.scope IN $layers AND x.m.visibility = 'public'))
+      AND x.m.lifecycle IN $lifecycles AND ($kinds IS NULL OR x.m.kind IN $kinds)
+      AND all(f IN $filters WHERE x.m[f.key] IN f.values)][..$fetch] AS found
   UNWIND range(0, size(found) - 1) AS i
-  RETURN found[i] AS m, i + 1 AS vrank, null AS trank, null AS bm25, returned
+  RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
+         returned
   UNION ALL
   WITH 1 AS on
   WHERE $vector IS NOT NULL AND $scan
@@ -44,9 +45,10 @@ CALL () {
   WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
   ORDER BY score DESC
   LIMIT $fetch
-  WITH collect(node) AS found
+  WITH collect({m: node, s: score}) AS found
   UNWIND range(0, size(found) - 1) AS i
-  RETURN found[i] AS m, i + 1 AS vrank, null AS trank, null AS bm25, null AS returned
+  RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
+         null AS returned
   UNION ALL
   WITH 1 AS on
   WHERE $lucene IS NOT NULL
@@ -58,16 +60,19 @@ CALL () {
   WITH node, score ORDER BY score DESC
   WITH collect({m: node, s: score}) AS found
   UNWIND range(0, size(found) - 1) AS i
-  RETURN found[i].m AS m, null AS vrank, i + 1 AS trank, found[i].s AS bm25,
+  RETURN found[i].m AS m, null AS vrank, null AS vscore, i + 1 AS trank, found[i].s AS bm25,
          null AS returned
 }
-WITH m, min(vrank) AS vrank, min(trank) AS trank, max(bm25) AS bm25, max(returned) AS returned
-WITH collect({m: m, vrank: vrank, trank: trank, bm25: bm25}) AS cands, max(bm25) AS best,
+WITH m, min(vrank) AS vrank, max(vscore) AS vscore, min(trank) AS trank, max(bm25) AS bm25,
+     max(returned) AS returned
+WITH collect({m: m, vrank: vrank, vscore: vscore, trank: trank, bm25: bm25}) AS cands,
+     max(bm25) AS best,
      coalesce(max(vrank), 0) AS vector_found, coalesce(max(returned), 0) AS index_returned
 UNWIND cands AS c
 WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, best, vector_found,
      index_returned,
-     CASE WHEN $vector IS NULL OR c.m.embedding IS NULL THEN null
+     CASE WHEN c.vscore IS NOT NULL THEN 2 * c.vscore - 1
+          WHEN $vector IS NULL OR c.m.embedding IS NULL THEN null
           ELSE 2 * vector.similarity.cosine(c.m.embedding, $vector) - 1 END AS cosine
 WITH m, vrank, trank, bm25, cosine, vector_found, index_returned,
      CASE
