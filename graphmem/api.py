@@ -17,13 +17,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem import context, formats, ingest, retrieval, schema
+from graphmem import context, formats, ingest, reinforcement, retrieval, schema
 from graphmem.context import Context
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.extract import Extractor, load_extractor
 from graphmem.model import VISIBILITIES
 from graphmem.records import Collector, Numbered, validate
+from graphmem.reinforcement import Reinforcer
 from graphmem.retrieval import RecallOptions
 from graphmem.schema import IndexInfo
 from graphmem.settings import Settings, check_scope, load_settings
@@ -73,6 +74,7 @@ class GraphMem:
         self._now = as_utc(now) if now else None
         self._store: Store | None = None
         self._extractor: Extractor | None = None
+        self._reinforcer: Reinforcer | None = None
 
     def __enter__(self) -> GraphMem:
         return self
@@ -91,8 +93,17 @@ class GraphMem:
         """The clock every time-dependent rule reads: fixed if given, else the wall clock."""
         return self._now or utcnow()
 
+    def flush(self) -> None:
+        """Write the reinforcement of past recalls now (it is otherwise written in the
+        background within half a second, and on close)."""
+        if self._reinforcer is not None:
+            self._reinforcer.flush()
+
     def close(self) -> None:
-        """Release the connection pool."""
+        """Write pending reinforcement and release the connection pool."""
+        if self._reinforcer is not None:
+            reinforcer, self._reinforcer = self._reinforcer, None
+            reinforcer.close()
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -227,6 +238,8 @@ class GraphMem:
         """The memories of a scope that best answer `query`, best first.
 
         `settings` are RecallOptions fields (mode, top_k, hops, alpha, kinds, filters, …).
+        What it returns is reinforced in the background (see `flush`), unless
+        `reinforce=False`.
         """
         try:
             base = options.model_dump() if options else {}
@@ -237,9 +250,15 @@ class GraphMem:
                              field=".".join(str(p) for p in err["loc"]) or None) from None
         for layer in opts.layers:
             valid_scope(layer, "layers")
-        return retrieval.recall(self.store, self.embedder, query,
-                                scope=valid_scope(scope) or self.settings.scope,
-                                now=self.now(), options=opts)
+        now = self.now()
+        result = retrieval.recall(self.store, self.embedder, query,
+                                  scope=valid_scope(scope) or self.settings.scope,
+                                  now=now, options=opts)
+        if opts.reinforce and (item := reinforcement.plan(result.hits, now=now, opts=opts)):
+            if self._reinforcer is None:
+                self._reinforcer = Reinforcer(self.store)
+            self._reinforcer.submit(item)
+        return result
 
     def context(self, *, scope: str | None = None, top: int = 20,
                 max_tokens: int = 600) -> Context:

@@ -270,7 +270,8 @@ LATENCY_MODES: dict[str, dict[str, object]] = {
 
 
 def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_000, 10_000,
-            100_000), queries: int = 100, sigma: float = 0.02) -> LatencyBench:
+            100_000), queries: int = 100, sigma: float = 0.02, settle: float = 10.0
+            ) -> LatencyBench:
     """Grow one store through `sizes` from the texts of `paths` (any format `ingest` reads),
     and time recall per mode at each size against brute-force numpy cosine over the same
     vectors. Reinforcement is on, as in real use, and written outside the timed part.
@@ -311,6 +312,8 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
                 write_records(mem.store, _Memo(memo), mem.extractor, chunk,
                              mem.write_options(scope=scope), timing=timing)
             build += time.perf_counter() - started
+            mem.store.autocommit("admin/await_indexes", seconds=600)
+            time.sleep(settle)  # let the server's background work after a bulk write finish
             rows.append(_measure(mem, scope, asked, np.concatenate(stored), size))
     finally:
         mem.store.autocommit("admin/delete_scope", scope=scope)
@@ -334,7 +337,7 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
     cache = embedder.__dict__.setdefault("_queries", {})
     timings: dict[str, list[float]] = {m: [] for m in LATENCY_MODES}
     timings["numpy brute force"] = []
-    for q in asked[:5]:  # warm the plans and caches
+    for q in asked[:20]:  # warm the plans and caches
         for settings in LATENCY_MODES.values():
             mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
     for q in asked:

@@ -28,7 +28,7 @@ from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, scope_key
-from graphmem.store import Store, run
+from graphmem.store import Store
 from graphmem.types import Hit, PathStep, RecallResult, as_utc
 
 MAX_TOP_K = 1000
@@ -213,8 +213,6 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     else:
         hits = [to_hit(r) for r in rows]
     took = (time.perf_counter() - started) * 1000
-    if opts.reinforce and hits:
-        reinforce(store, hits, now=as_utc(now), opts=opts)
     return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
                         took_ms=round(took, 2))
 
@@ -232,30 +230,6 @@ def _complete_vector_list(store: Store, rows: list[dict[str, Any]],
         params = {**params, "index_fetch": index_fetch or fetch, "scan": index_fetch is None}
         rows = store.read("recall/candidates", **params)
     return rows
-
-
-def reinforce(store: Store, hits: list[Hit], *, now: datetime, opts: RecallOptions) -> None:
-    """Two-tier boosting and co-retrieval strengthening for what one recall returned,
-    in one write transaction (only memories of the caller's own scope: layers are
-    read-only)."""
-    own = [h for h in hits if h.layer == 1.0]
-    boosts = [{"id": h.id, "boost": opts.direct_boost if h.via == "direct"
-               else opts.associative_boost} for h in own]
-    ids = [h.id for h in own]
-    strengthen = [{"a": a, "b": b} for i, a in enumerate(ids) for b in ids[i + 1:]]
-    top = [h.id for h in own if h.via == "direct"][:opts.co_retrieval_top]
-    create = [{"a": a, "b": b} for i, a in enumerate(top) for b in top[i + 1:]]
-
-    def work(tx: Any) -> None:
-        run(tx, "recall/reinforce", hits=boosts, now=now,
-            promote_accesses=opts.promote_accesses,
-            promote_confidence=opts.promote_confidence)
-        if strengthen:
-            run(tx, "recall/co_retrieval", strengthen=strengthen, create=create,
-                step=opts.co_retrieval_step, initial=opts.co_retrieval_initial, now=now)
-
-    if boosts:
-        store.write_tx(work)
 
 
 def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,

@@ -3,6 +3,7 @@ real server."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -216,12 +217,14 @@ def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem) -
 
     mem._now = datetime(2024, 1, 31, tzinfo=UTC)  # 30 days later: spacing = 2
     mem.recall("billing cron outage", mode="keyword", hops=1)
+    mem.flush()  # reinforcement is otherwise written in the background
     assert props("incident")["stability"] == pytest.approx(1.0 + 0.1 * 2)
     assert props("fix")["stability"] == pytest.approx(1.0 + 0.03 * 2)
     assert props("incident")["access_count"] == 1
     assert props("incident")["last_accessed"].to_native() == mem.now()
 
     mem.recall("billing cron outage", mode="keyword", hops=1)  # no gap: spacing = 1
+    mem.flush()
     assert props("incident")["stability"] == pytest.approx(1.2 + 0.1)
     link = mem.store.driver.execute_query(
         "MATCH (:Memory {id: 'incident'})-[r:ASSOCIATED]-(:Memory {id: 'fix'}) "
@@ -230,6 +233,7 @@ def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem) -
 
     before = props("incident")
     mem.recall("billing cron outage", mode="keyword", hops=1, reinforce=False)
+    mem.flush()
     assert props("incident") == before
 
 
@@ -238,8 +242,10 @@ def test_often_recalled_memories_become_core(mem: GraphMem) -> None:
                   "kind": "fact"})
     for _ in range(9):
         mem.recall("release train", mode="keyword", hops=0)
+    mem.flush()
     assert mem.get(["fact"])[0].kind == "semantic"
     mem.recall("release train", mode="keyword", hops=0)
+    mem.flush()
     assert mem.get(["fact"])[0].kind == "core"
 
 
@@ -247,10 +253,29 @@ def test_memories_returned_together_get_a_co_retrieval_link(mem: GraphMem) -> No
     mem.remember([{"id": "x", "text": "Kafka topic orders.v2 carries order events"},
                   {"id": "y", "text": "Kafka retention for orders.v2 is seven days"}])
     mem.recall("kafka orders", mode="keyword", hops=0)
+    mem.flush()
     rows = mem.store.driver.execute_query(
         "MATCH (:Memory {id: 'x'})-[r:ASSOCIATED]-(:Memory {id: 'y'}) RETURN r.kind AS k, "
         "r.weight AS w", database_=mem.store.database)[0]
     assert [(r["k"], r["w"]) for r in rows] == [("co_retrieval", 0.1)]
+
+
+def test_reinforcement_is_written_on_close_and_concurrent_recalls_lose_nothing(
+        mem: GraphMem, embedder) -> None:
+    mem.remember({"id": "hot", "text": "The deploy freeze starts on December 20th"})
+    others = [GraphMem(mem.settings, embedder=embedder) for _ in range(3)]
+
+    def ask(other: GraphMem) -> None:
+        for _ in range(5):
+            other.recall("deploy freeze", mode="keyword", hops=0)
+        other.close()  # a clean exit: whatever is still queued is written now
+
+    threads = [threading.Thread(target=ask, args=(o,)) for o in others]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert mem.store.read("admin/memory_by_id", id="hot")[0]["memory"]["access_count"] == 15
 
 
 def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:

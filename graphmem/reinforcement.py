@@ -1,0 +1,121 @@
+"""Two-tier boosting, written behind recall (SPEC "Read path", seed 002).
+
+A recall returns as soon as it has ranked; what it returned is reinforced by a
+background writer that batches the recalls of the last moment into one transaction.
+`flush()` writes what is pending at once, and `close()` (GraphMem.close, or interpreter
+exit) flushes, so a clean exit loses nothing. Every update is an atomic increment
+(`SET n.x = n.x + …`), so concurrent recalls and processes lose nothing either.
+"""
+
+from __future__ import annotations
+
+import atexit
+import sys
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from graphmem.store import Store, run
+from graphmem.types import Hit
+
+if TYPE_CHECKING:
+    from graphmem.retrieval import RecallOptions
+
+
+@dataclass(frozen=True)
+class Reinforcement:
+    """The writes one recall asks for: boosts per memory and co-retrieval pairs."""
+
+    now: datetime
+    boosts: list[dict[str, Any]]
+    strengthen: list[dict[str, str]]
+    create: list[dict[str, str]]
+    options: dict[str, Any]
+
+
+def plan(hits: list[Hit], *, now: datetime, opts: RecallOptions) -> Reinforcement | None:
+    """What reinforcing `hits` writes (only memories of the caller's own scope: layers are
+    read-only); None when there is nothing to write."""
+    own = [h for h in hits if h.layer == 1.0]
+    if not own:
+        return None
+    ids = [h.id for h in own]
+    top = [h.id for h in own if h.via == "direct"][:opts.co_retrieval_top]
+    return Reinforcement(
+        now=now,
+        boosts=[{"id": h.id, "boost": opts.direct_boost if h.via == "direct"
+                 else opts.associative_boost} for h in own],
+        strengthen=[{"a": a, "b": b} for i, a in enumerate(ids) for b in ids[i + 1:]],
+        create=[{"a": a, "b": b} for i, a in enumerate(top) for b in top[i + 1:]],
+        options={"promote_accesses": opts.promote_accesses,
+                 "promote_confidence": opts.promote_confidence,
+                 "step": opts.co_retrieval_step, "initial": opts.co_retrieval_initial},
+    )
+
+
+def write(store: Store, items: list[Reinforcement]) -> None:
+    """Write `items` in one transaction, in the order the recalls happened."""
+    def work(tx: Any) -> None:
+        for r in items:
+            o = r.options
+            run(tx, "recall/reinforce", hits=r.boosts, now=r.now,
+                promote_accesses=o["promote_accesses"],
+                promote_confidence=o["promote_confidence"])
+            if r.strengthen:
+                run(tx, "recall/co_retrieval", strengthen=r.strengthen, create=r.create,
+                    step=o["step"], initial=o["initial"], now=r.now)
+
+    if items:
+        store.write_tx(work)
+
+
+class Reinforcer:
+    """Batches reinforcements and writes them from a background thread every `interval`
+    seconds; `flush` and `close` write what is pending in the caller's thread."""
+
+    def __init__(self, store: Store, interval: float = 0.5) -> None:
+        self.store = store
+        self.interval = interval
+        self._pending: list[Reinforcement] = []
+        self._lock = threading.Lock()  # guards _pending
+        self._writing = threading.Lock()  # one writer at a time keeps recall order
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, item: Reinforcement) -> None:
+        """Queue one recall's reinforcement; the background writer picks it up."""
+        with self._lock:
+            self._pending.append(item)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="graphmem-reinforce",
+                                                 daemon=True)
+                self._thread.start()
+                atexit.register(self.close)
+
+    def flush(self) -> None:
+        """Write everything pending now; errors (an unreachable server) propagate."""
+        with self._writing:
+            with self._lock:
+                items, self._pending = self._pending, []
+            try:
+                write(self.store, items)
+            except BaseException:
+                with self._lock:  # keep them for the next attempt
+                    self._pending[:0] = items
+                raise
+
+    def close(self) -> None:
+        """Stop the background writer and write what is left."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+        atexit.unregister(self.close)
+        self.flush()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.flush()
+            except Exception as e:  # kept and retried; close() reports what still fails
+                print(f"graphmem: reinforcement deferred: {e}", file=sys.stderr)
