@@ -65,7 +65,7 @@ class RecallOptions(BaseModel):
     rrf_k: int = Field(5, ge=1)
     candidates: int = Field(50, ge=1, le=10_000)  # per list (vector, keyword) before fusion
     seeds: int = 3
-    width: int = Field(100, ge=1)  # memories kept per hop of spreading activation
+    width: int = Field(30, ge=1)  # memories kept per hop of spreading activation
     pool_factor: int = 3  # direct candidates that association may reorder: top_k x this
     association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
     hop_decay: float = 0.5
