@@ -17,11 +17,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem import context, formats, ingest, reinforcement, retrieval, schema
+from graphmem import context, formats, ingest, maintenance, reinforcement, retrieval, schema
 from graphmem.context import Context
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.extract import Extractor, load_extractor
+from graphmem.maintenance import SweepOptions, SweepReport
 from graphmem.model import VISIBILITIES
 from graphmem.records import Collector, Numbered, validate
 from graphmem.reinforcement import Reinforcer
@@ -242,7 +243,7 @@ class GraphMem:
         `reinforce=False`.
         """
         try:
-            base = options.model_dump() if options else {}
+            base = options.model_dump() if options else {"decay": self.settings.decay_table()}
             opts = RecallOptions.model_validate({**base, **settings})
         except ValidationError as e:
             err = e.errors()[0]
@@ -254,11 +255,21 @@ class GraphMem:
         result = retrieval.recall(self.store, self.embedder, query,
                                   scope=valid_scope(scope) or self.settings.scope,
                                   now=now, options=opts)
-        if opts.reinforce and (item := reinforcement.plan(result.hits, now=now, opts=opts)):
+        if opts.reinforce and (item := reinforcement.plan(result.hits, now=now, opts=opts,
+                                                          embedder=self.embedder)):
             if self._reinforcer is None:
                 self._reinforcer = Reinforcer(self.store)
             self._reinforcer.submit(item)
         return result
+
+    def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
+              dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
+        """Run maintenance (lifecycle, tiers, link pruning, consolidation, reflection) over
+        one scope, or every scope with `all_scopes`; never deletes a memory."""
+        target = None if all_scopes else (valid_scope(scope) or self.settings.scope)
+        return maintenance.sweep(self, scope=target, now=self.now(),
+                                 decay=self.settings.decay_table(), options=options,
+                                 dry_run=dry_run)
 
     def context(self, *, scope: str | None = None, top: int = 20,
                 max_tokens: int = 600) -> Context:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from graphmem.store import Store, run
 from graphmem.types import Hit
 
 if TYPE_CHECKING:
+    from graphmem.embed import Embedder
     from graphmem.retrieval import RecallOptions
 
 
@@ -32,16 +33,26 @@ class Reinforcement:
     strengthen: list[dict[str, str]]
     create: list[dict[str, str]]
     options: dict[str, Any]
+    #: Cold or stub memories returned, with fresh embeddings: they come back hot.
+    rehydrate: list[dict[str, Any]] = field(default_factory=list)
 
 
-def plan(hits: list[Hit], *, now: datetime, opts: RecallOptions) -> Reinforcement | None:
+def plan(hits: list[Hit], *, now: datetime, opts: RecallOptions,
+         embedder: Embedder | None = None) -> Reinforcement | None:
     """What reinforcing `hits` writes (only memories of the caller's own scope: layers are
-    read-only); None when there is nothing to write."""
+    read-only); None when there is nothing to write. With `embedder`, cold and stub hits
+    are re-embedded so that they come back hot."""
     own = [h for h in hits if h.layer == 1.0]
     if not own:
         return None
     ids = [h.id for h in own]
     top = [h.id for h in own if h.via == "direct"][:opts.co_retrieval_top]
+    cold = [h for h in own if h.tier != "hot"]
+    rehydrate = []
+    if cold and embedder is not None:
+        vectors = embedder.embed([h.text for h in cold])
+        rehydrate = [{"id": h.id, "embedding": v.tolist()}
+                     for h, v in zip(cold, vectors, strict=True)]
     return Reinforcement(
         now=now,
         boosts=[{"id": h.id, "boost": opts.direct_boost if h.via == "direct"
@@ -51,6 +62,7 @@ def plan(hits: list[Hit], *, now: datetime, opts: RecallOptions) -> Reinforcemen
         options={"promote_accesses": opts.promote_accesses,
                  "promote_confidence": opts.promote_confidence,
                  "step": opts.co_retrieval_step, "initial": opts.co_retrieval_initial},
+        rehydrate=rehydrate,
     )
 
 
@@ -65,6 +77,8 @@ def write(store: Store, items: list[Reinforcement]) -> None:
             if r.strengthen:
                 run(tx, "recall/co_retrieval", strengthen=r.strengthen, create=r.create,
                     step=o["step"], initial=o["initial"], now=r.now)
+            if r.rehydrate:
+                run(tx, "recall/rehydrate", rows=r.rehydrate, now=r.now)
 
     if items:
         store.write_tx(work)

@@ -166,6 +166,7 @@ def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = 
         activation=activation,
         via=via,  # type: ignore[arg-type]
         path=path or [],
+        tier=memory.get("tier") or "hot",
         created_at=created.to_native() if hasattr(created, "to_native") else created,
         tags=memory.get("tags") or [],
         metadata=metadata,

@@ -18,6 +18,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from graphmem.decay import PRESETS, Curve
 from graphmem.errors import ConfigError
 
 #: The only label-like names that may come from configuration and reach a query.
@@ -69,6 +70,10 @@ class Settings(BaseSettings):
     #: "rules", or "package.module:factory" for another entity extractor.
     entity_extractor: str = "rules"
 
+    #: Decay table: a named preset ("spec", "seed-000") with per-kind overrides on top.
+    decay_preset: str = "spec"
+    decay: dict[str, Curve] = {}
+
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_device: str = "cpu"
@@ -92,6 +97,27 @@ class Settings(BaseSettings):
     @classmethod
     def _scope(cls, value: str) -> str:
         return check_scope(value)
+
+    @field_validator("decay_preset")
+    @classmethod
+    def _preset(cls, value: str) -> str:
+        if value not in PRESETS:
+            raise ValueError(f"unknown decay preset {value!r} (one of {', '.join(PRESETS)})")
+        return value
+
+    @field_validator("decay")
+    @classmethod
+    def _decay_kinds(cls, value: dict[str, Curve]) -> dict[str, Curve]:
+        from graphmem.model import KINDS
+
+        unknown = sorted(set(value) - set(KINDS))
+        if unknown:
+            raise ValueError(f"unknown kind {unknown[0]!r} in the decay table")
+        return value
+
+    def decay_table(self) -> dict[str, Curve]:
+        """The decay curve of every kind: the preset, overridden kind by kind."""
+        return PRESETS[self.decay_preset] | self.decay
 
     @field_validator("server_heap", "server_pagecache")
     @classmethod

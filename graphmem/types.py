@@ -208,6 +208,7 @@ class Hit(BaseModel):
     activation: float | None = None
     via: Literal["direct", "association"] = "direct"
     path: list[PathStep] = []
+    tier: str = "hot"  # as found; a cold or stub hit is re-embedded when reinforced
     created_at: datetime | None = None
     tags: list[str] = []
     metadata: dict[str, Any] = {}

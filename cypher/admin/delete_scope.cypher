@@ -1,4 +1,5 @@
-// admin/delete_scope — remove every memory and session of one scope with their edges.
+// admin/delete_scope — remove every memory, session, sweep record and tombstone of one
+// scope with their edges.
 // Used by tests and benchmarks to leave nothing behind; not a user-facing forget
 // (that one leaves tombstones). Batched so a large scope stays within memory.
 // Params: $scope (string).
@@ -11,4 +12,8 @@ WITH count(*) AS deleted
 OPTIONAL MATCH (s:Session {scope: $scope})
 WITH deleted, collect(s) AS sessions
 FOREACH (s IN sessions | DETACH DELETE s)
+WITH deleted
+OPTIONAL MATCH (x) WHERE (x:Sweep OR x:Tombstone) AND x.scope = $scope
+WITH deleted, collect(x) AS records
+FOREACH (x IN records | DELETE x)
 RETURN deleted

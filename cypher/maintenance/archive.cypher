@@ -1,0 +1,29 @@
+// maintenance/archive — opt-in archiving of active memories older than $max_age_days
+// or with retention below $archive_below (either null: that rule is off). Core and
+// procedural memories and metadata.protected are exempt. Archived memories stay
+// findable by id, exact text and --include-archived.
+// Params: $scope, $now, $decay, $max_age_days (float or null), $archive_below (float or
+//         null), $dry_run, $batch.
+// Returns: n.
+MATCH (m:Memory)
+WHERE m.lifecycle = 'active' AND ($scope IS NULL OR m.scope = $scope)
+  AND NOT m.kind IN ['core', 'procedural'] AND coalesce(m.`meta.protected`, false) <> true
+WITH m, $decay[m.kind] AS d,
+     duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
+       AS age,
+     duration.inSeconds(m.created_at, $now).seconds / 86400.0 AS lived
+WITH m, lived, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
+            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
+              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
+              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
+                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
+       END AS retention
+WHERE ($max_age_days IS NOT NULL AND lived > $max_age_days)
+   OR ($archive_below IS NOT NULL AND retention < $archive_below)
+CALL (m, retention) {
+  WITH m, retention WHERE NOT $dry_run
+  SET m.lifecycle = 'archived', m.archived_at = $now,
+      m.archive_reason = CASE WHEN $archive_below IS NOT NULL AND retention < $archive_below
+                              THEN 'retention' ELSE 'age' END
+} IN TRANSACTIONS OF $batch ROWS
+RETURN count(m) AS n

@@ -1,0 +1,26 @@
+// maintenance/cool — hot -> cold: a memory whose retention fell below $cold_below, or
+// that left the active lifecycle, drops its embedding, so the vector index no longer
+// holds it; keyword, exact text and the graph still find it, and a recall that returns
+// it re-embeds it (hot again). Floors keep core (0.6) and procedural (1.0) hot at the
+// default threshold; metadata.protected exempts.
+// Params: $scope, $now, $decay, $cold_below, $dry_run, $batch.
+// Returns: n.
+MATCH (m:Memory)
+WHERE m.tier = 'hot' AND ($scope IS NULL OR m.scope = $scope)
+  AND coalesce(m.`meta.protected`, false) <> true
+WITH m, $decay[m.kind] AS d,
+     duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
+       AS age
+WITH m, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
+            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
+              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
+              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
+                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
+       END AS retention
+WHERE retention < $cold_below OR m.lifecycle <> 'active'
+CALL (m) {
+  WITH m WHERE NOT $dry_run
+  SET m.tier = 'cold', m.cooled_at = $now
+  REMOVE m.embedding
+} IN TRANSACTIONS OF $batch ROWS
+RETURN count(m) AS n

@@ -1,0 +1,26 @@
+// maintenance/stub — cold -> stub: a cold memory whose retention fell below $stub_below
+// (or that is archived) gains a short extractive summary (its first sentence, at most
+// $summary_chars). The original text always stays.
+// Params: $scope, $now, $decay, $stub_below, $summary_chars, $dry_run, $batch.
+// Returns: n.
+MATCH (m:Memory)
+WHERE m.tier = 'cold' AND ($scope IS NULL OR m.scope = $scope)
+  AND coalesce(m.`meta.protected`, false) <> true
+WITH m, $decay[m.kind] AS d,
+     duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
+       AS age
+WITH m, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
+            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
+              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
+              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
+                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
+       END AS retention
+WHERE retention < $stub_below OR m.lifecycle = 'archived'
+CALL (m) {
+  WITH m, head(split(m.text, '. ')) AS first
+  WHERE NOT $dry_run
+  SET m.tier = 'stub', m.stubbed_at = $now,
+      m.summary = CASE WHEN size(first) <= $summary_chars THEN first
+                       ELSE left(first, $summary_chars - 1) + '…' END
+} IN TRANSACTIONS OF $batch ROWS
+RETURN count(m) AS n
