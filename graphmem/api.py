@@ -17,7 +17,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem import context, formats, ingest, maintenance, reinforcement, retrieval, schema
+from graphmem import (
+    context,
+    edits,
+    formats,
+    ingest,
+    maintenance,
+    reinforcement,
+    retrieval,
+    schema,
+)
 from graphmem.context import Context
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
@@ -270,6 +279,41 @@ class GraphMem:
         return maintenance.sweep(self, scope=target, now=self.now(),
                                  decay=self.settings.decay_table(), options=options,
                                  dry_run=dry_run)
+
+    def overview(self, *, scope: str | None = None,
+                 all_scopes: bool = False) -> maintenance.Overview:
+        """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""
+        return maintenance.overview(self.store, None if all_scopes else self._scope(scope))
+
+    def feedback(self, memory_id: str, *, used: bool,
+                 scope: str | None = None) -> edits.FeedbackResult:
+        """Tell graphmem a recalled memory helped (`used`) or did not (SPEC echo/fizzle)."""
+        return edits.feedback(self, memory_id, used=used, scope=self._scope(scope))
+
+    def update(self, memory_id: str, *, scope: str | None = None, text: str | None = None,
+               kind: str | None = None, importance: float | None = None,
+               tags: list[str] | None = None,
+               metadata: dict[str, Any] | None = None) -> WriteReport:
+        """Change a memory in place; a new text is re-embedded and the old one kept."""
+        return edits.update(self, memory_id, scope=self._scope(scope), text=text, kind=kind,
+                            importance=importance, tags=tags, metadata=metadata)
+
+    def history(self, memory_id: str, *, scope: str | None = None) -> list[edits.HistoryEntry]:
+        """A memory's supersession chain, newest first."""
+        return edits.history(self, memory_id, scope=self._scope(scope))
+
+    def add_link(self, a: str, b: str, *, weight: float = 0.5,
+                 scope: str | None = None) -> edits.LinkResult:
+        """Link two memories of one scope by hand (never pruned by sweep)."""
+        return edits.link(self, a, b, weight=weight, scope=self._scope(scope))
+
+    def forget(self, memory_id: str, *, hard: bool = False,
+               scope: str | None = None) -> edits.ForgetResult:
+        """Archive a memory (soft), or delete it leaving a text-free tombstone (hard)."""
+        return edits.forget(self, memory_id, scope=self._scope(scope), hard=hard)
+
+    def _scope(self, scope: str | None) -> str:
+        return valid_scope(scope) or self.settings.scope
 
     def context(self, *, scope: str | None = None, top: int = 20,
                 max_tokens: int = 600) -> Context:

@@ -91,3 +91,35 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
 def _count(store: Store, name: str, **params: Any) -> int:
     rows = store.autocommit(name, **params)
     return int(rows[0]["n"]) if rows else 0
+
+
+class Overview(BaseModel):
+    """The graph at a glance (`graphmem overview`)."""
+
+    scope: str | None
+    kinds: dict[str, int]
+    scopes: dict[str, int]
+    tiers: dict[str, int]
+    lifecycles: dict[str, int]
+    links: dict[str, int]
+    contributors: dict[str, dict[str, int]]  # scope -> added_by -> memories
+    tombstones: int
+    last_sweep: dict[str, Any] | None
+
+
+def overview(store: Store, scope: str | None) -> Overview:
+    """Counts per kind, scope, tier, lifecycle and link kind, contributors, last sweep."""
+    row = store.read("admin/overview", scope=scope)[0]
+    contributors: dict[str, dict[str, int]] = {}
+    for c in row["contributors"]:
+        contributors.setdefault(c["scope"], {})[c["added_by"]] = c["n"]
+    last = store.read("maintenance/last_sweep", scope=scope)
+    sweep_row = None
+    if last:
+        sweep_row = {k: (v.to_native() if hasattr(v, "to_native") else v)
+                     for k, v in last[0]["sweep"].items()}
+    return Overview(
+        scope=scope,
+        **{k: {x["key"] or "none": x["n"] for x in row[k]}
+           for k in ("kinds", "scopes", "tiers", "lifecycles", "links")},
+        contributors=contributors, tombstones=row["tombstones"], last_sweep=sweep_row)

@@ -83,6 +83,9 @@ class Memory(StructuredNode):
     added_by = StringProperty()
     tags = ArrayProperty(StringProperty())
     confirmation_count = IntegerProperty(default=0)
+    #: A kept earlier version (`edit/snapshot`) names the memory it was.
+    version_of = StringProperty(index=True)
+    summary = StringProperty()
     embedding = ArrayProperty(
         FloatProperty(),
         vector_index=VectorIndex(dimensions=DEFAULT_DIMENSIONS, similarity_function="cosine"),
@@ -95,4 +98,22 @@ class Memory(StructuredNode):
     consolidated_from = RelationshipTo("Memory", "CONSOLIDATED_FROM")
 
 
-SCHEMA_CLASSES = (Memory, Entity, Session)
+class Tombstone(StructuredNode):
+    """What a hard forget leaves: who forgot which id when, and its hash; never the text."""
+
+    uid = StringProperty(index=True, required=True, db_property="id")
+    content_hash = StringProperty()
+    scope = StringProperty(index=True)
+    forgotten_at = DateTimeProperty()
+    forgotten_by = StringProperty()
+
+
+class Sweep(StructuredNode):
+    """One maintenance run and its counts per transition."""
+
+    at = DateTimeProperty(index=True)
+    scope = StringProperty()
+    seconds = FloatProperty()
+
+
+SCHEMA_CLASSES = (Memory, Entity, Session, Tombstone, Sweep)

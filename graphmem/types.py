@@ -234,6 +234,8 @@ class MemoryOut(BaseModel):
     valid_until: datetime | None = None
     lifecycle: str = "active"
     tier: str = "hot"
+    summary: str | None = None  # a stub's short summary; the text is always kept
+    version_of: str | None = None  # set on a kept earlier version of an updated memory
     source: str | None = None
     added_by: str | None = None
     tags: list[str] = []

@@ -13,14 +13,13 @@ import typer
 from rich.table import Table
 
 from graphmem import formats
-from graphmem.api import GraphMem, valid_scope
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
+from graphmem.cli import maintain as maintain_cmd
 from graphmem.cli import server as server_cmd
-from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, parse_now, say
+from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory, say
 from graphmem.errors import InputError, NotFoundError
 from graphmem.records import Collector, parse_records
-from graphmem.settings import load_settings
 from graphmem.types import RecallResult, WriteReport
 
 PROGRESS_MIN_RECORDS = 200
@@ -35,12 +34,6 @@ app = typer.Typer(
 app.add_typer(server_cmd.app, name="server")
 app.add_typer(bench_cmd.app, name="bench")
 app.command("demo")(demo_cmd.demo)
-
-
-def open_memory(scope: str | None = None, now: str | None = None) -> GraphMem:
-    """A GraphMem from the environment, with the command's overrides."""
-    settings = load_settings(scope=valid_scope(scope, "--scope"))
-    return GraphMem(settings, now=parse_now(now))
 
 
 @app.command()
@@ -310,6 +303,10 @@ def render_hits(c, result: RecallResult) -> None:
     c.print(table)
     c.print(f"{len(result.hits)} hits in {result.took_ms:.0f} ms "
             f"(mode {result.mode}, scope {result.scope})")
+
+
+for _command in maintain_cmd.COMMANDS:
+    app.command()(_command)
 
 
 def main() -> None:

@@ -8,11 +8,14 @@ import json
 import sys
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from pydantic import BaseModel
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
 
 from graphmem.errors import GraphmemError, InputError
 from graphmem.types import as_utc
@@ -26,6 +29,15 @@ NowOpt = Annotated[
     typer.Option("--now", help="The clock for this command (ISO-8601), e.g. 2023-05-08T13:56"),
 ]
 ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Namespace (default: settings).")]
+
+
+def open_memory(scope: str | None = None, now: str | None = None) -> GraphMem:
+    """A GraphMem from the environment, with the command's overrides."""
+    from graphmem.api import GraphMem, valid_scope
+    from graphmem.settings import load_settings
+
+    settings = load_settings(scope=valid_scope(scope, "--scope"))
+    return GraphMem(settings, now=parse_now(now))
 
 
 def out() -> Console:

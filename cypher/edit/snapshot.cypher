@@ -1,0 +1,22 @@
+// edit/snapshot — keep a memory's current version before an update changes its text:
+// a copy with id "<id>@v<n>" (shadowed, cold: no embedding, version_of = id) that the
+// memory SUPERSEDES (and that supersedes the version before it), so `history` walks
+// the chain newest to oldest and exact text still finds every version.
+// Params: $id, $scope, $now.
+// Returns: version (the copy's id) — no row if the memory is missing from the scope.
+MATCH (m:Memory {id: $id, scope: $scope})
+WITH m, coalesce(m.version, 1) AS n
+CREATE (v:Memory)
+SET v = m {.*, id: m.id + '@v' + toString(n), embedding: null, version_of: m.id,
+           version: n, lifecycle: 'shadowed', tier: 'cold', shadowed_at: $now,
+           valid_until: $now}
+SET m.version = n + 1
+CREATE (m)-[:SUPERSEDES {kind: 'version', at: $now}]->(v)
+WITH m, v
+// The chain stays a chain: the previous version now hangs off this one.
+OPTIONAL MATCH (m)-[old:SUPERSEDES {kind: 'version'}]->(prev:Memory)
+WHERE prev <> v
+FOREACH (p IN CASE WHEN prev IS NULL THEN [] ELSE [prev] END |
+  CREATE (v)-[:SUPERSEDES {kind: 'version', at: old.at}]->(p))
+DELETE old
+RETURN v.id AS version

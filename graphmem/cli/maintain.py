@@ -1,0 +1,169 @@
+"""Commands that keep memories over time: sweep, overview, feedback, update, history,
+link, forget. Each is a thin layer over the same-named GraphMem method."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory
+from graphmem.errors import InputError
+from graphmem.maintenance import SweepOptions
+
+IdArg = Annotated[str, typer.Argument(help="The memory's id.")]
+AllOpt = Annotated[bool, typer.Option("--all-scopes", help="Every scope, not just one.")]
+
+
+@handled
+def sweep(
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Count what would change; write nothing.")] = False,
+    cold_below: Annotated[float, typer.Option(
+        help="Retention under which a memory leaves the vector index.")] = 0.3,
+    stub_below: Annotated[float, typer.Option(
+        help="Retention under which a cold memory gains a summary.")] = 0.1,
+    archive_after_days: Annotated[float | None, typer.Option(
+        help="Archive active memories older than this (default: never).")] = None,
+    archive_below: Annotated[float | None, typer.Option(
+        help="Archive active memories with retention under this (default: never).")] = None,
+    all_scopes: AllOpt = False,
+    scope: ScopeOpt = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Maintenance: shadow superseded memories, expire TTLs, move tiers (hot, cold, stub),
+    prune dead links, consolidate and reflect. Never deletes a memory."""
+    options = SweepOptions(cold_below=cold_below, stub_below=stub_below,
+                           max_age_days=archive_after_days, archive_below=archive_below)
+    with open_memory(scope, now) as mem:
+        report = mem.sweep(all_scopes=all_scopes, dry_run=dry_run, options=options)
+
+    def render(c) -> None:
+        table = Table("transition", "memories", title="sweep (dry run)" if dry_run else "sweep",
+                      title_justify="left")
+        for name, n in report.counts.items():
+            table.add_row(name, str(n))
+        c.print(table)
+        c.print(f"{report.scope or 'all scopes'} at {report.now:%Y-%m-%d %H:%M} in "
+                f"{report.seconds:.2f} s")
+
+    emit(report, as_json, render)
+
+
+@handled
+def overview(all_scopes: AllOpt = False, scope: ScopeOpt = None,
+             as_json: JsonOpt = False) -> None:
+    """Counts per kind, scope, tier and lifecycle, links by kind, contributors, last sweep."""
+    with open_memory(scope) as mem:
+        view = mem.overview(all_scopes=all_scopes)
+
+    def render(c) -> None:
+        table = Table("", "counts", title=f"overview: {view.scope or 'all scopes'}",
+                      title_justify="left", show_header=False)
+        for name in ("kinds", "tiers", "lifecycles", "links", "scopes"):
+            counts = getattr(view, name)
+            table.add_row(name, "  ".join(f"{k} {n}" for k, n in counts.items()) or "-")
+        for s, who in view.contributors.items():
+            table.add_row(f"added by ({s})", "  ".join(f"{k} {n}" for k, n in who.items()))
+        table.add_row("tombstones", str(view.tombstones))
+        last = view.last_sweep
+        table.add_row("last sweep", f"{last['at']:%Y-%m-%d %H:%M} ({last['seconds']:.1f} s)"
+                      if last else "never")
+        c.print(table)
+
+    emit(view, as_json, render)
+
+
+@handled
+def feedback(
+    memory_id: IdArg,
+    used: Annotated[bool | None, typer.Option(
+        "--used/--unused", help="The memory helped (echo) or did not (fizzle).")] = None,
+    scope: ScopeOpt = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Tell graphmem whether a recalled memory was used: importance and confidence follow."""
+    if used is None:
+        raise InputError("say --used or --unused", field="--used")
+    with open_memory(scope, now) as mem:
+        result = mem.feedback(memory_id, used=used)
+    emit(result, as_json, lambda c: c.print(
+        f"{result.id}: importance {result.importance:.2f}, confidence "
+        f"{result.confidence:.2f}"))
+
+
+@handled
+def update(
+    memory_id: IdArg,
+    text: Annotated[str | None, typer.Option(help="The new text (re-embedded).")] = None,
+    kind: Annotated[str | None, typer.Option(help="The new kind.")] = None,
+    importance: Annotated[float | None, typer.Option(help="The new importance, 0-1.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(
+        "--tag", help="Replace the tags (repeatable).")] = None,
+    scope: ScopeOpt = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change a memory in place; its old text stays in the chain (`graphmem history`)."""
+    with open_memory(scope, now) as mem:
+        report = mem.update(memory_id, text=text, kind=kind, importance=importance,
+                            tags=tag)
+    emit(report, as_json, lambda c: c.print(f"{memory_id}: updated"))
+    if report.counts.get("rejected"):
+        raise typer.Exit(1)
+
+
+@handled
+def history(memory_id: IdArg, scope: ScopeOpt = None, as_json: JsonOpt = False) -> None:
+    """A memory's chain: what replaced it, itself, and its earlier versions."""
+    with open_memory(scope) as mem:
+        chain = mem.history(memory_id)
+
+    def render(c) -> None:
+        for e in chain:
+            m = e.memory
+            c.print(f"[bold]{e.relation}[/bold] {m.id}  {m.lifecycle}  "
+                    f"{m.created_at:%Y-%m-%d %H:%M}" if m.created_at else m.id)
+            c.print(f"  {m.text}", markup=False)
+
+    emit([e.model_dump(mode="json") for e in chain], as_json, render)
+
+
+@handled
+def link(
+    a: Annotated[str, typer.Argument(help="One memory's id.")],
+    b: Annotated[str, typer.Argument(help="The other memory's id.")],
+    weight: Annotated[float, typer.Option(help="Strength, in (0, 1].")] = 0.5,
+    scope: ScopeOpt = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Link two memories of a scope by hand (a manual link, never pruned)."""
+    with open_memory(scope, now) as mem:
+        result = mem.add_link(a, b, weight=weight)
+    emit(result, as_json, lambda c: c.print(
+        f"{'linked' if result.created else 'relinked'} {a} — {b} ({result.weight:.2f})"))
+
+
+@handled
+def forget(
+    memory_id: IdArg,
+    hard: Annotated[bool, typer.Option(
+        "--hard", help="Delete it and its versions; keep only a tombstone (id, hash, "
+        "time, who).")] = False,
+    scope: ScopeOpt = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Forget a memory: archived (soft, still findable by id and exact text) or, with
+    --hard, deleted with a text-free tombstone."""
+    with open_memory(scope, now) as mem:
+        result = mem.forget(memory_id, hard=hard)
+    emit(result, as_json, lambda c: c.print(
+        f"{memory_id}: {'deleted, tombstone kept' if hard else 'archived'}"))
+
+
+COMMANDS = (sweep, overview, feedback, update, history, link, forget)
