@@ -9,31 +9,35 @@ one without counting anything twice. `dry_run` counts without writing.
 
 from __future__ import annotations
 
+import hashlib
+import re
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from graphmem.decay import Curve, cypher_params
+from graphmem.schema import VECTOR_INDEX
 from graphmem.store import Store
-from graphmem.types import as_utc
+from graphmem.types import MemoryIn, as_utc
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
 
 #: Transitions in the order a sweep runs them (lifecycle before tiers: what leaves the
 #: active lifecycle goes cold in the same sweep).
-TRANSITIONS = ("shadowed", "expired", "archived", "cold", "stub", "links_pruned")
+TRANSITIONS = ("shadowed", "expired", "archived", "cold", "stub", "links_pruned",
+               "consolidated", "consolidation_confirmed", "reflections")
 
 
 class SweepOptions(BaseModel):
     """Thresholds of one sweep; the defaults are graphmem's defaults."""
 
     #: Retention under which a memory goes cold (drops out of the vector index).
-    cold_below: float = Field(0.3, ge=0.0, le=1.0)
+    cold_below: float = Field(0.1, ge=0.0, le=1.0)
     #: Retention under which a cold memory becomes a stub (gains a summary).
-    stub_below: float = Field(0.1, ge=0.0, le=1.0)
+    stub_below: float = Field(0.05, ge=0.0, le=1.0)
     #: Archive active memories older than this many days (None: never by age).
     max_age_days: float | None = Field(None, gt=0)
     #: Archive active memories with retention below this (None: never by retention).
@@ -44,7 +48,17 @@ class SweepOptions(BaseModel):
     prune_below: float = Field(0.02, ge=0.0, le=1.0)
     batch: int = Field(1000, ge=1)
     consolidate: bool = True
+    #: Episodic memories this old (days) or older may be consolidated.
+    consolidate_after_days: float = Field(7.0, ge=0)
+    group_min: int = Field(3, ge=2)
+    group_max: int = Field(8, ge=2)  # members quoted in one summary
+    max_groups: int = Field(200, ge=1)
+    hub_limit: int = Field(50, ge=3)
+    #: A semantic memory this similar to a group's summary is confirmed, not duplicated.
+    covered_above: float = Field(0.85, gt=0, le=1.0)
     reflect: bool = True
+    #: Importance written since the last reflection that calls for a new one.
+    reflect_after: float = Field(10.0, gt=0)
 
 
 class SweepReport(BaseModel):
@@ -80,12 +94,96 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
                             stub_below=opts.stub_below, summary_chars=opts.summary_chars)
     counts["links_pruned"] = _count(store, "maintenance/prune_links", **base,
                                     link_tau=opts.link_tau_days, prune_below=opts.prune_below)
+    counts["consolidated"], counts["consolidation_confirmed"] = (
+        consolidate(mem, scope=scope, now=as_utc(now), opts=opts, dry_run=dry_run)
+        if opts.consolidate else (0, 0))
+    counts["reflections"] = (reflect(mem, scope=scope, now=as_utc(now), opts=opts,
+                                     dry_run=dry_run) if opts.reflect else 0)
     seconds = round(time.perf_counter() - started, 3)
     if not dry_run:
         store.write("maintenance/record_sweep", now=as_utc(now), scope=scope, seconds=seconds,
                     counts=counts)
     return SweepReport(scope=scope, now=as_utc(now), dry_run=dry_run, counts=counts,
                        seconds=seconds)
+
+
+def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptions,
+                dry_run: bool) -> tuple[int, int]:
+    """Sum up groups of ≥ 3 episodic memories that share an entity into one semantic
+    memory each (CONSOLIDATED_FROM its members), or confirm the semantic memory that
+    already covers the group. Returns (created, confirmed)."""
+    groups = mem.store.read(
+        "maintenance/consolidation_groups", scope=scope,
+        before=now - timedelta(days=opts.consolidate_after_days), hub_limit=opts.hub_limit,
+        min_size=opts.group_min, max_members=opts.group_max, max_groups=opts.max_groups)
+    taken: set[str] = set()
+    plans = []
+    for g in groups:  # largest first; a memory joins one group per sweep
+        members = [m for m in g["members"] if m["id"] not in taken]
+        if len(members) < opts.group_min:
+            continue
+        taken.update(m["id"] for m in members)
+        plans.append((g, members, summary(g["name"], [m["text"] for m in members])))
+    if dry_run or not plans:
+        return len(plans), 0
+    vectors = mem.embedder.embed([text for _, _, text in plans])
+    created = confirmed = 0
+    for (g, members, text), vector in zip(plans, vectors, strict=True):
+        ids = sorted(m["id"] for m in members)
+        importance = max(float(m.get("importance") or 0.5) for m in members)
+        cover = mem.store.read("maintenance/covering_semantic", vector_index=VECTOR_INDEX,
+                               fetch=50, vector=vector.tolist(), scope=g["scope"],
+                               min_cosine=opts.covered_above)
+        if cover:
+            target, confirm = cover[0]["id"], True
+            confirmed += 1
+        else:
+            target, confirm = "consolidated-" + _digest("\n".join(ids)), False
+            mem.remember(MemoryIn(
+                id=target, text=text, kind="semantic", source="consolidation",
+                importance=importance, created_at=now,
+                metadata={"consolidated_entity": g["key"], "consolidated_count": len(ids)}),
+                scope=g["scope"], signal_gate=False)
+            created += 1
+        mem.store.write("maintenance/consolidate_into", id=target, members=ids,
+                        confirm=confirm, importance=importance, now=now)
+    return created, confirmed
+
+
+def summary(name: str, texts: list[str], limit: int = 600) -> str:
+    """A deterministic extractive summary: the entity, then each member's first sentence."""
+    firsts = [re.split(r"(?<=[.!?])\s", t.strip(), maxsplit=1)[0] for t in texts]
+    text = f"{name}: " + " · ".join(firsts)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def reflect(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptions,
+            dry_run: bool) -> int:
+    """Write a reflection in each scope whose importance since its last reflection passed
+    `reflect_after`, naming the recurring themes (entities, tags, sessions)."""
+    due = mem.store.read("maintenance/reflection_due", scope=scope, now=now,
+                         threshold=opts.reflect_after)
+    if dry_run:
+        return len(due)
+    for r in due:
+        since = r["since"].to_native()
+        parts = [f"Reflection on {r['n']} memories since {since:%Y-%m-%d}"]
+        if r["themes"]:
+            parts.append("recurring themes: " + ", ".join(
+                f"{t['name']} ({t['n']})" for t in r["themes"]))
+        if r["tags"]:
+            parts.append("tags: " + ", ".join(f"{t['name']} ({t['n']})" for t in r["tags"]))
+        parts.append(f"across {r['sessions']} session{'s' if r['sessions'] != 1 else ''}")
+        mem.remember(MemoryIn(
+            id=f"reflection-{_digest(r['scope'] + now.isoformat())}",
+            text="; ".join(parts) + ".", kind="reflection", source="reflection",
+            importance=0.7, created_at=now,
+            metadata={"reflected_memories": r["n"]}), scope=r["scope"], signal_gate=False)
+    return len(due)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _count(store: Store, name: str, **params: Any) -> int:

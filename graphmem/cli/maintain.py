@@ -21,9 +21,9 @@ def sweep(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Count what would change; write nothing.")] = False,
     cold_below: Annotated[float, typer.Option(
-        help="Retention under which a memory leaves the vector index.")] = 0.3,
+        help="Retention under which a memory leaves the vector index.")] = 0.1,
     stub_below: Annotated[float, typer.Option(
-        help="Retention under which a cold memory gains a summary.")] = 0.1,
+        help="Retention under which a cold memory gains a summary.")] = 0.05,
     archive_after_days: Annotated[float | None, typer.Option(
         help="Archive active memories older than this (default: never).")] = None,
     archive_below: Annotated[float | None, typer.Option(
