@@ -132,6 +132,7 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
         "tags": list(r.tags),
         "meta": {f"meta.{k}": v for k, v in r.metadata.items()},
         "created_at": created,
+        "valid_until": r.valid_until,
         "added_by": r.added_by or opts.added_by,
         "content_hash": content_hash(r.text),
     }

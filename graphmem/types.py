@@ -89,6 +89,8 @@ class MemoryIn(BaseModel):
     tags: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] = []
     metadata: dict[str, MetaValue] = {}
     created_at: datetime | None = None
+    #: A TTL: once this passes, sweep archives the memory (it stays findable by id).
+    valid_until: datetime | None = None
     added_by: str | None = None
     session: SessionName | None = None
     supersedes: MemoryId | None = None
@@ -121,7 +123,7 @@ class MemoryIn(BaseModel):
                 raise ValueError(f"metadata key {key!r} must be letters, digits or _ (max 64)")
         return value
 
-    @field_validator("created_at")
+    @field_validator("created_at", "valid_until")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
         return None if value is None else as_utc(value)

@@ -4,7 +4,8 @@
 // metadata keys travel as `meta.<key>` properties; the embedding is stored as a float32
 // vector property for the vector index.
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
-//         source, tags, meta (map), created_at (datetime), added_by, content_hash,
+//         source, tags, meta (map), created_at (datetime), valid_until (datetime or
+//         null), added_by, content_hash,
 //         embedding (list of float)}.
 // Returns: nothing.
 UNWIND $rows AS r
@@ -13,6 +14,7 @@ SET m.text = r.text,
     m.kind = r.kind,
     m.scope = r.scope,
     m.scope_key = r.scope_key,
+    m.valid_until = r.valid_until,
     m.visibility = r.visibility,
     m.importance = r.importance,
     m.confidence = r.confidence,

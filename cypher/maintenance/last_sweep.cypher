@@ -4,5 +4,5 @@
 MATCH (s:Sweep)
 WHERE $scope IS NULL OR s.scope = $scope OR s.scope IS NULL
 RETURN s {.*} AS sweep
-ORDER BY s.at DESC
+ORDER BY s.ran_at DESC
 LIMIT 1

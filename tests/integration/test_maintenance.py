@@ -1,0 +1,253 @@
+"""Sweep (lifecycle, tiers, links, consolidation, reflection), edits and overview, on the
+real server under a fixed clock."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.errors import InputError, NotFoundError
+from graphmem.maintenance import SweepOptions
+
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
+QUIET = SweepOptions(consolidate=False, reflect=False)
+
+
+def props(mem: GraphMem, mid: str) -> dict:
+    return mem.store.read("admin/memory_by_id", id=mid)[0]["memory"]
+
+
+def at(mem: GraphMem, days: float) -> GraphMem:
+    mem._now = T0 + timedelta(days=days)
+    return mem
+
+
+def ids(mem: GraphMem, query: str, **options) -> list[str]:
+    return [h.id for h in mem.recall(query, reinforce=False, **options).hits]
+
+
+def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> None:
+    at(mem, 0).remember([
+        {"id": "old", "text": "The API rate limit is 100 requests per minute"},
+        {"id": "guarded", "text": "The audit log retention is one year",
+         "metadata": {"protected": True}},
+        {"id": "promo", "text": "The spring discount code is valid until March",
+         "valid_until": "2024-03-01T00:00:00Z"},
+    ])
+    at(mem, 10).remember([
+        {"id": "new", "text": "The API rate limit is 500 requests per minute",
+         "supersedes": "old"},
+        {"id": "audit2", "text": "The audit log retention is two years",
+         "supersedes": "guarded"},
+    ])
+    dry = at(mem, 90).sweep(dry_run=True, options=QUIET)
+    assert (dry.counts["shadowed"], dry.counts["expired"]) == (1, 1)
+    assert props(mem, "old")["lifecycle"] == "active"  # a dry run writes nothing
+
+    report = mem.sweep(options=QUIET)
+    assert (report.counts["shadowed"], report.counts["expired"]) == (1, 1)
+    assert props(mem, "old")["lifecycle"] == "shadowed"
+    assert props(mem, "promo")["lifecycle"] == "archived"
+    assert props(mem, "guarded")["lifecycle"] == "active"  # metadata.protected
+    assert set(mem.sweep(options=QUIET).counts.values()) == {0}  # a rerun has nothing left
+    assert "old" not in ids(mem, "API rate limit", mode="keyword", hops=0)
+    assert "old" in ids(mem, "API rate limit", mode="keyword", hops=0, include_shadowed=True)
+    assert mem.overview().last_sweep["shadowed"] == 0
+
+
+def test_cold_memories_leave_the_vector_index_and_come_back_when_recalled(
+        mem: GraphMem) -> None:
+    at(mem, 0).remember([
+        {"id": "ep", "text": "We moved the Grafana dashboards to the new Prometheus host"},
+        {"id": "proc", "text": "To rotate the Grafana admin password use grafana-cli",
+         "kind": "procedural"},
+        {"id": "who", "text": "I am the observability assistant for the Grafana stack",
+         "kind": "core"},
+    ])
+    report = at(mem, 400).sweep(options=QUIET)
+    assert report.counts["cold"] == 1 and report.counts["stub"] == 1
+    ep = props(mem, "ep")
+    assert ep["tier"] == "stub" and mem.store.driver.execute_query(
+        "MATCH (m:Memory {id: 'ep'}) RETURN m.embedding IS NULL AS gone",
+        database_=mem.store.database).records[0]["gone"]
+    assert ep["text"].startswith("We moved the Grafana") and ep["summary"]
+    assert {props(mem, m)["tier"] for m in ("proc", "who")} == {"hot"}  # floors
+
+    query = "Grafana dashboards Prometheus host"
+    assert "ep" not in ids(mem, query, mode="vector", hops=0)
+    assert "ep" in ids(mem, query, mode="keyword", hops=0)
+    mem.recall(query, mode="keyword", hops=0)  # reinforcing recall: re-embedded, hot
+    mem.flush()
+    assert props(mem, "ep")["tier"] == "hot"
+    assert "ep" in ids(mem, query, mode="vector", hops=0)
+
+
+def test_dead_links_are_pruned_and_manual_ones_kept(mem: GraphMem) -> None:
+    at(mem, 0).remember([
+        {"id": "a", "text": "Kafka brokers run on three nodes in eu-west-1", "session": "s1"},
+        {"id": "b", "text": "Kafka brokers in eu-west-1 use three availability zones",
+         "session": "s1"},
+        {"id": "c", "text": "The Kafka retention period is seven days"},
+    ])
+    mem.add_link("a", "c", weight=0.3)
+    report = at(mem, 2000).sweep(options=QUIET)
+    assert report.counts["links_pruned"] >= 1
+    kinds = mem.store.driver.execute_query(
+        "MATCH (:Memory {id: 'a'})-[r:ASSOCIATED]-() RETURN collect(r.kind) AS k",
+        database_=mem.store.database).records[0]["k"]
+    assert kinds == ["manual"]
+
+
+def test_consolidation_makes_one_semantic_memory_and_is_not_repeated(mem: GraphMem) -> None:
+    at(mem, 0).remember([
+        {"id": f"e{i}", "text": text, "kind": "episodic"} for i, text in enumerate([
+            "Priya Raman reviewed the billing migration plan today",
+            "Priya Raman asked for load tests before the billing cutover",
+            "Priya Raman approved the billing migration after the load tests",
+        ])])
+    options = SweepOptions(reflect=False)
+    report = at(mem, 30).sweep(options=options)
+    assert report.counts["consolidated"] == 1
+    rows = mem.store.driver.execute_query(
+        "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->(m:Memory) WHERE s.scope = $scope "
+        "RETURN s.id AS s, s.kind AS kind, s.text AS text, collect(m.id) AS members",
+        scope=mem.settings.scope, database_=mem.store.database).records
+    assert len(rows) == 1 and rows[0]["kind"] == "semantic"
+    assert sorted(rows[0]["members"]) == ["e0", "e1", "e2"]
+    assert rows[0]["text"].startswith("Priya Raman: ")
+    assert mem.sweep(options=options).counts["consolidated"] == 0
+
+
+def test_a_covering_semantic_memory_is_confirmed_instead_of_duplicated(mem: GraphMem) -> None:
+    texts = ["Priya Raman reviewed the billing migration plan today",
+             "Priya Raman asked for load tests before the billing cutover",
+             "Priya Raman approved the billing migration after the load tests"]
+    at(mem, 0).remember([{"id": f"e{i}", "text": t, "kind": "episodic"}
+                         for i, t in enumerate(texts)])
+    from graphmem.maintenance import summary
+    mem.remember({"id": "known", "kind": "semantic",
+                  "text": summary("Priya Raman", texts).replace("·", ";")})
+    report = at(mem, 30).sweep(options=SweepOptions(reflect=False))
+    assert (report.counts["consolidated"], report.counts["consolidation_confirmed"]) == (0, 1)
+    assert props(mem, "known")["confirmation_count"] == 1
+
+
+def test_reflection_names_recurring_themes_once_enough_importance_accrued(
+        mem: GraphMem) -> None:
+    things = ["the payments API", "the search indexer", "the mobile backend", "the CDN",
+              "the auth gateway", "the billing worker", "the data pipeline", "the web app",
+              "the ML scorer", "the mail relay", "the admin console", "the cron runner"]
+    at(mem, 0).remember([
+        {"text": f"Orion release train shipped {thing} on day {i}", "importance": 0.9,
+         "tags": ["deploys"]} for i, thing in enumerate(things)])
+    options = SweepOptions(consolidate=False, reflect_after=10.0)
+    assert at(mem, 1).sweep(options=options).counts["reflections"] == 1
+    found = mem.recall("recurring themes", kinds=["reflection"], reinforce=False).hits
+    assert found and "Orion" in found[0].text and "deploys (12)" in found[0].text
+    assert mem.sweep(options=options).counts["reflections"] == 0  # nothing new since
+
+
+def test_feedback_follows_the_spec_and_refuses_stubs(mem: GraphMem) -> None:
+    at(mem, 0).remember({"id": "f", "text": "Staging deploys need a green nightly build",
+                         "importance": 0.5, "confidence": 0.7})
+    used = mem.feedback("f", used=True)
+    assert (used.importance, used.confidence) == (pytest.approx(0.55), pytest.approx(0.8))
+    unused = mem.feedback("f", used=False)
+    assert (unused.importance, unused.confidence) == (pytest.approx(0.45),
+                                                      pytest.approx(0.65))
+    at(mem, 3000).sweep(options=QUIET)
+    with pytest.raises(InputError, match="stub"):
+        mem.feedback("f", used=True)
+    with pytest.raises(NotFoundError, match="no memory"):
+        mem.feedback("nope", used=True)
+
+
+def test_update_keeps_the_old_version_in_the_chain(mem: GraphMem) -> None:
+    at(mem, 0).remember({"id": "db", "text": "Staging runs PostgreSQL 14"})
+    at(mem, 5).update("db", text="Staging runs PostgreSQL 16")
+    at(mem, 9).update("db", text="Staging runs PostgreSQL 17", importance=0.9)
+    chain = mem.history("db")
+    assert [(e.relation, e.memory.text) for e in chain] == [
+        ("this", "Staging runs PostgreSQL 17"),
+        ("older", "Staging runs PostgreSQL 16"),
+        ("older", "Staging runs PostgreSQL 14")]
+    assert ids(mem, "PostgreSQL 17", mode="vector", hops=0, top_k=1) == ["db"]
+    assert "db@v1" in ids(mem, "PostgreSQL 14", mode="exact", hops=0, include_shadowed=True)
+    with pytest.raises(InputError, match="nothing to update"):
+        mem.update("db")
+
+
+def test_forget_soft_keeps_hard_leaves_only_a_tombstone(mem: GraphMem, scope: str) -> None:
+    at(mem, 0).remember([{"id": "soft", "text": "The office wifi password rotates monthly"},
+                         {"id": "hard", "text": "Jamie's home address is on file with HR"}])
+    mem.update("hard", text="Jamie's home address is on file with HR and payroll")
+    mem.forget("soft")
+    assert mem.get(["soft"])[0].lifecycle == "archived"
+    assert "soft" in ids(mem, "wifi password rotates", mode="exact", hops=0,
+                         include_archived=True)
+    assert "soft" not in ids(mem, "wifi password", mode="keyword", hops=0)
+
+    result = mem.forget("hard", hard=True)
+    assert result.versions_deleted == 1
+    leftovers = mem.store.driver.execute_query(
+        "MATCH (n) WHERE n.id STARTS WITH 'hard' AND (n:Memory OR n:Tombstone) "
+        "AND n.scope = $scope RETURN labels(n) AS l, properties(n) AS p",
+        scope=scope, database_=mem.store.database).records
+    assert len(leftovers) == 1 and leftovers[0]["l"] == ["Tombstone"]
+    assert not any("address" in str(v) for v in leftovers[0]["p"].values())
+    with pytest.raises(NotFoundError, match="forgotten for good"):
+        mem.feedback("hard", used=True)
+    assert mem.overview().tombstones == 1
+
+
+def test_links_need_two_memories_of_the_scope(mem: GraphMem) -> None:
+    mem.remember([{"id": "x", "text": "The CDN caches images for a day"},
+                  {"id": "y", "text": "Image uploads go to the media bucket"}])
+    assert mem.add_link("x", "y", weight=0.8).created
+    assert not mem.add_link("y", "x", weight=0.6).created
+    with pytest.raises(NotFoundError):
+        mem.add_link("x", "ghost")
+    with pytest.raises(InputError):
+        mem.add_link("x", "x")
+
+
+def test_a_simulated_year(mem: GraphMem) -> None:
+    """Twelve months of memories, swept monthly, recalled along the way."""
+    stored: dict[str, str] = {}
+    topics = ["invoices", "the mobile app", "the data warehouse", "on-call", "hiring",
+              "the design system"]
+    for month in range(12):
+        at(mem, 30 * month)
+        batch = [{"id": f"m{month}-{i}", "kind": "episodic",
+                  "text": f"Month {month + 1} note {i}: progress on {topics[i]} "
+                          f"(ticket GM-{month * 10 + i})"} for i in range(len(topics))]
+        if month == 0:
+            batch += [{"id": "core-1", "kind": "core",
+                       "text": "I am the team's planning assistant"},
+                      {"id": "proc-1", "kind": "procedural",
+                       "text": "To cut a release, tag main and run the release workflow"}]
+        mem.remember(batch)
+        stored.update({b["id"]: b["text"] for b in batch})
+        mem.recall("progress on on-call", hops=0)  # reinforces month by month
+        mem.flush()
+        mem.sweep(options=SweepOptions(reflect=False))
+    mem.forget("m3-4", hard=True)
+    stored.pop("m3-4")
+    at(mem, 365)
+
+    found = {m.id for m in mem.get(list(stored), limit=len(stored))}
+    assert found == set(stored)  # every memory but the hard-forgotten one, by id
+    for mid, text in stored.items():  # and by exact text, whatever its tier or lifecycle
+        assert mid in ids(mem, text, mode="exact", hops=0, top_k=5, include_shadowed=True,
+                          include_archived=True), mid
+    tiers = {m.id: m.tier for m in mem.get(list(stored), limit=len(stored))}
+    assert tiers["core-1"] == tiers["proc-1"] == "hot"
+    assert tiers["m0-1"] != "hot"  # a year-old, never-recalled note went cold
+    assert "m0-1" not in ids(mem, stored["m0-1"], mode="vector", hops=0, top_k=50)
+    assert "m0-1" in ids(mem, "GM-1 mobile app", mode="keyword", hops=0)
+    # Recent and reinforced memories outrank stale ones of the same shape.
+    ranked = ids(mem, "progress on hiring", mode="keyword", hops=0, top_k=12)
+    assert ranked.index("m11-4") < ranked.index("m1-4")
+    assert mem.get(["m0-3"])[0].tier == "hot"  # reinforced every month: kept warm
