@@ -8,8 +8,8 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterable, Sequence
-from datetime import timedelta
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -280,11 +280,7 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
     Each stored text's vector is the real embedding of the sample it was made from plus
     small noise: embedding 100k new texts would take ~15 minutes.
     """
-    collector = Collector()
-    for path in paths:
-        formats.read(path, "auto", collector)
-    samples = list(dict.fromkeys(n.record.text for n in collector.records))
-    vectors = dict(zip(samples, mem.embedder.embed(samples), strict=True))
+    samples, vectors = _samples(mem, paths)
     asked = [samples[i] for i in np.random.default_rng(7).choice(
         len(samples), size=min(queries, len(samples)), replace=False)]
     asked = [" ".join(q.split()[:12]) for q in asked]  # questions are short
@@ -297,21 +293,7 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
         for size in sorted(sizes):
             started = time.perf_counter()
             start = sum(len(v) for v in stored)
-            records = [Numbered(i + 1, MemoryIn(
-                id=f"{scope}-{i}", text=f"{samples[i % len(samples)]} (#{i})",
-                session=f"s{i // 20}", source="import"), "<bench>")
-                for i in range(start, size)]
-            timing = Timing()
-            for first in range(0, len(records), 5000):
-                chunk = records[first:first + 5000]
-                base = np.stack([vectors[samples[i % len(samples)]]
-                                 for i in range(start + first, start + first + len(chunk))])
-                noisy = base + rng.normal(0, sigma, base.shape).astype(np.float32)
-                vecs = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
-                memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
-                stored.append(vecs)
-                write_records(mem.store, _Memo(memo), mem.extractor, chunk,
-                             mem.write_options(scope=scope), timing=timing)
+            stored += _grow(mem, scope, samples, vectors, start, size, rng, sigma)
             build += time.perf_counter() - started
             mem.store.autocommit("admin/await_indexes", seconds=600)
             time.sleep(settle)  # let the server's background work after a bulk write finish
@@ -320,6 +302,79 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
         mem.store.autocommit("admin/delete_scope", scope=scope)
     return LatencyBench(cores=os.cpu_count() or 1, queries=len(asked), rows=rows,
                         build_seconds=round(build, 1))
+
+
+def _samples(mem: GraphMem, paths: Sequence[Path]) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The distinct texts of `paths` and their real embeddings."""
+    collector = Collector()
+    for path in paths:
+        formats.read(path, "auto", collector)
+    samples = list(dict.fromkeys(n.record.text for n in collector.records))
+    return samples, dict(zip(samples, mem.embedder.embed(samples), strict=True))
+
+
+def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.ndarray],
+          start: int, size: int, rng: np.random.Generator, sigma: float,
+          created: Callable[[int], datetime] | None = None) -> list[np.ndarray]:
+    """Write memories start..size-1 into `scope` through the write path (gates, entities,
+    sessions of 20, synaptic links), each a sample's text and its vector plus noise."""
+    records = [Numbered(i + 1, MemoryIn(
+        id=f"{scope}-{i}", text=f"{samples[i % len(samples)]} (#{i})",
+        session=f"s{i // 20}", source="import",
+        created_at=created(i) if created else None), "<bench>") for i in range(start, size)]
+    timing = Timing()
+    out = []
+    for first in range(0, len(records), 5000):
+        chunk = records[first:first + 5000]
+        base = np.stack([vectors[samples[i % len(samples)]]
+                         for i in range(start + first, start + first + len(chunk))])
+        noisy = base + rng.normal(0, sigma, base.shape).astype(np.float32)
+        vecs = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+        memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
+        out.append(vecs)
+        write_records(mem.store, _Memo(memo), mem.extractor, chunk,
+                      mem.write_options(scope=scope), timing=timing)
+    return out
+
+
+class SweepBench(BaseModel):
+    """`bench sweep`: one maintenance sweep over a store of a year of memories."""
+
+    cores: int
+    memories: int
+    dry_run_seconds: float  # the baseline: the same selections, nothing written
+    sweep_seconds: float
+    ratio: float  # sweep / dry run
+    counts: dict[str, int]
+    second_sweep_seconds: float  # nothing left to do: the cost of a routine tick
+    build_seconds: float
+
+
+def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
+          sigma: float = 0.02) -> SweepBench:
+    """Build `size` memories spread over a year, then time a dry run, a sweep and a second
+    sweep a year later, in one run."""
+    samples, vectors = _samples(mem, paths)
+    scope = f"bench:sweep:{uuid.uuid4().hex[:8]}"
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    started = time.perf_counter()
+    try:
+        _grow(mem, scope, samples, vectors, 0, size, np.random.default_rng(11), sigma,
+              created=lambda i: start + timedelta(days=365 * i / size))
+        mem.store.autocommit("admin/await_indexes", seconds=600)
+        build = time.perf_counter() - started
+        sweeper = GraphMem(mem.settings, embedder=mem.embedder, now=start + timedelta(days=730))
+        sweeper._store = mem.store  # same connection pool
+        dry = sweeper.sweep(scope=scope, dry_run=True)
+        real = sweeper.sweep(scope=scope)
+        again = sweeper.sweep(scope=scope)
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=scope)
+    return SweepBench(cores=os.cpu_count() or 1, memories=size,
+                      dry_run_seconds=dry.seconds, sweep_seconds=real.seconds,
+                      ratio=round(real.seconds / max(dry.seconds, 1e-9), 2),
+                      counts=real.counts, second_sweep_seconds=again.seconds,
+                      build_seconds=round(build, 1))
 
 
 class _Memo:

@@ -127,27 +127,31 @@ def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepO
     if dry_run or not plans:
         return len(plans), 0
     vectors = mem.embedder.embed([text for _, _, text in plans])
-    created = confirmed = 0
+    links: list[dict[str, Any]] = []
+    new: dict[str, list[tuple[MemoryIn, dict[str, Any]]]] = {}
     for (g, members, text), vector in zip(plans, vectors, strict=True):
         ids = sorted(m["id"] for m in members)
         importance = max(float(m.get("importance") or 0.5) for m in members)
         cover = mem.store.read("maintenance/covering_semantic", vector_index=VECTOR_INDEX,
                                fetch=50, vector=vector.tolist(), scope=g["scope"],
                                min_cosine=opts.covered_above)
-        if cover:
-            target, confirm = cover[0]["id"], True
-            confirmed += 1
-        else:
-            target, confirm = "consolidated-" + _digest("\n".join(ids)), False
-            mem.remember(MemoryIn(
+        target = cover[0]["id"] if cover else "consolidated-" + _digest("\n".join(ids))
+        link = {"id": target, "members": ids, "confirm": bool(cover), "importance": importance}
+        links.append(link)
+        if not cover:
+            new.setdefault(g["scope"], []).append((MemoryIn(
                 id=target, text=text, kind="semantic", source="consolidation",
                 importance=importance, created_at=now,
                 metadata={"consolidated_entity": g["key"], "consolidated_count": len(ids)}),
-                scope=g["scope"], signal_gate=False)
-            created += 1
-        mem.store.write("maintenance/consolidate_into", id=target, members=ids,
-                        confirm=confirm, importance=importance, now=now)
-    return created, confirmed
+                link))
+    for target_scope, pending in new.items():  # one write batch per scope
+        report = mem.remember([r for r, _ in pending], scope=target_scope, signal_gate=False)
+        for (_, link), outcome in zip(pending, report.outcomes, strict=True):
+            if outcome.status == "confirmed":  # two summaries of one batch said the same
+                link["id"], link["confirm"] = outcome.id, True
+    mem.store.write("maintenance/consolidate_into", groups=links, now=now)
+    confirmed = sum(1 for g in links if g["confirm"])
+    return len(links) - confirmed, confirmed
 
 
 def summary(name: str, texts: list[str], limit: int = 600) -> str:

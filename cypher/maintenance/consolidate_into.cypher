@@ -1,19 +1,23 @@
-// maintenance/consolidate_into — record that semantic memory $id sums up $members
-// (CONSOLIDATED_FROM edges). With $confirm (an existing memory covered the group), it is
-// confirmed as the write path confirms: confirmation_count + 1, importance at least the
-// group's best.
-// Params: $id, $members (ids), $confirm (bool), $importance, $now.
-// Returns: id, linked (members now consolidated into it).
-MATCH (s:Memory {id: $id})
-CALL (s) {
-  WITH s WHERE $confirm
+// maintenance/consolidate_into — record that each semantic memory sums up its group's
+// members (CONSOLIDATED_FROM edges). Where an existing memory covered the group
+// (confirm), it is confirmed as the write path confirms: confirmation_count + 1,
+// importance at least the group's best.
+// Params: $groups (list of {id, members (ids), confirm (bool), importance}), $now.
+// Returns: id, linked (members now consolidated into it) — one row per group.
+UNWIND $groups AS g
+MATCH (s:Memory {id: g.id})
+CALL (s, g) {
+  WITH s, g WHERE g.confirm
   SET s.confirmation_count = coalesce(s.confirmation_count, 0) + 1,
       s.last_confirmed = $now,
-      s.importance = CASE WHEN coalesce(s.importance, 0.0) < $importance THEN $importance
+      s.importance = CASE WHEN coalesce(s.importance, 0.0) < g.importance THEN g.importance
                           ELSE s.importance END
 }
-UNWIND $members AS mid
-MATCH (m:Memory {id: mid})
-MERGE (s)-[r:CONSOLIDATED_FROM]->(m)
-  ON CREATE SET r.at = $now
-RETURN s.id AS id, count(m) AS linked
+CALL (s, g) {
+  UNWIND g.members AS mid
+  MATCH (m:Memory {id: mid})
+  MERGE (s)-[r:CONSOLIDATED_FROM]->(m)
+    ON CREATE SET r.at = $now
+  RETURN count(m) AS linked
+}
+RETURN s.id AS id, linked

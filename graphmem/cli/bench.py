@@ -107,6 +107,8 @@ def latency(
     sizes: Annotated[str, typer.Option(help="Store sizes, comma-separated.")
                      ] = "1000,10000,100000",
     queries: Annotated[int, typer.Option(help="Queries per mode and size.")] = 100,
+    settle: Annotated[float, typer.Option(
+        help="Seconds to wait after each bulk build before measuring.")] = 10.0,
     as_json: JsonOpt = False,
 ) -> None:
     """p50/p95 recall latency per mode at growing store sizes (query embedding
@@ -118,7 +120,7 @@ def latency(
     if not wanted or min(wanted) < 20 or not 1 <= queries <= 10_000:
         raise InputError("sizes must be at least 20 and queries 1-10000", field="--sizes")
     with GraphMem(load_settings()) as mem:
-        result = bench.latency(mem, paths, sizes=wanted, queries=queries)
+        result = bench.latency(mem, paths, sizes=wanted, queries=queries, settle=settle)
 
     def render(c) -> None:
         modes = list(result.rows[0].p50_ms) if result.rows else []
@@ -130,5 +132,33 @@ def latency(
             table.add_row(f"{row.memories:,}", *(
                 f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes))
         c.print(table)
+
+    emit(result, as_json, render)
+
+
+@app.command("sweep")
+@handled
+def sweep(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")],
+    size: Annotated[int, typer.Option(help="Memories, spread over one year.")] = 100_000,
+    as_json: JsonOpt = False,
+) -> None:
+    """Time one maintenance sweep over a year of memories a year later, next to a dry
+    run of the same selections and a second sweep with nothing left to do."""
+    if not 20 <= size <= 10_000_000:
+        raise InputError("size must be 20 to 10,000,000", field="--size")
+    with GraphMem(load_settings()) as mem:
+        result = bench.sweep(mem, paths, size=size)
+
+    def render(c) -> None:
+        table = Table("", "seconds", title=f"sweep over {result.memories:,} memories "
+                      f"({result.cores} cores; store built in {result.build_seconds:.0f} s)",
+                      title_justify="left")
+        table.add_row("dry run (baseline)", f"{result.dry_run_seconds:.1f}")
+        table.add_row("sweep", f"{result.sweep_seconds:.1f}  (× {result.ratio:.2f})")
+        table.add_row("second sweep", f"{result.second_sweep_seconds:.1f}")
+        c.print(table)
+        c.print("  ".join(f"{k} {n:,}" for k, n in result.counts.items()))
 
     emit(result, as_json, render)

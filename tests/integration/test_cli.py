@@ -216,10 +216,50 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     conv = tmp_path / "conv-x.json"
     conv.write_text(json.dumps(_conversation()), encoding="utf-8")
     done = cli.invoke(app, ["bench", "latency", str(conv), "--sizes", "40,80", "--queries",
-                            "3", "--json"])
+                            "3", "--settle", "0", "--json"])
     assert done.exit_code == 0, done.stderr
     rows = json.loads(done.stdout)["rows"]
     assert [r["memories"] for r in rows] == [40, 80]
     assert set(rows[0]["p50_ms"]) == {"keyword", "vector", "hybrid", "hybrid+assoc",
                                       "numpy brute force"}
     assert all(v > 0 for r in rows for v in r["p50_ms"].values())
+
+
+def test_lifecycle_commands(cli: CliRunner, mem: GraphMem) -> None:
+    mem.remember([{"id": "a", "text": "The VPN gateway is vpn.example.org",
+                   "created_at": "2024-01-01T00:00:00Z"},
+                  {"id": "b", "text": "VPN access needs a hardware key",
+                   "created_at": "2024-01-01T00:00:00Z"}])
+    run = lambda *args: cli.invoke(app, [*args, "--json"])  # noqa: E731
+    done = run("link", "a", "b", "--weight", "0.7")
+    assert done.exit_code == 0 and json.loads(done.stdout)["created"] is True
+    done = run("feedback", "a", "--used")
+    assert done.exit_code == 0 and json.loads(done.stdout)["importance"] == 0.55
+    done = run("update", "a", "--text", "The VPN gateway is vpn2.example.org")
+    assert done.exit_code == 0, done.stderr
+    done = run("history", "a")
+    assert [e["relation"] for e in json.loads(done.stdout)] == ["this", "older"]
+    done = run("sweep", "--now", "2026-01-01", "--dry-run")
+    assert done.exit_code == 0 and json.loads(done.stdout)["dry_run"] is True
+    done = run("sweep", "--now", "2026-01-01")
+    assert done.exit_code == 0 and json.loads(done.stdout)["counts"]["cold"] >= 1
+    view = json.loads(run("overview").stdout)
+    assert view["kinds"] and view["last_sweep"]["cold"] >= 1
+    assert run("forget", "b", "--hard").exit_code == 0
+    gone = cli.invoke(app, ["feedback", "b", "--unused"])
+    assert gone.exit_code == 1 and "forgotten for good" in gone.stderr
+    assert gone.stderr.count("\n") == 1
+    missing = cli.invoke(app, ["forget", "nobody"])
+    assert missing.exit_code == 1 and "no memory with id nobody" in missing.stderr
+    bad = cli.invoke(app, ["link", "a", "b", "--weight", "3"])
+    assert bad.exit_code == 1 and "weight" in bad.stderr
+
+
+def test_bench_sweep_runs_on_a_small_store(cli: CliRunner, tmp_path) -> None:
+    conv = tmp_path / "conv-x.json"
+    conv.write_text(json.dumps(_conversation()), encoding="utf-8")
+    done = cli.invoke(app, ["bench", "sweep", str(conv), "--size", "60", "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["memories"] == 60 and result["counts"]["cold"] == 60
+    assert result["sweep_seconds"] > 0 and result["second_sweep_seconds"] > 0

@@ -57,6 +57,25 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> N
     assert mem.overview().last_sweep["shadowed"] == 0
 
 
+def test_a_sweep_cut_short_is_finished_by_the_next_without_double_counting(
+        mem: GraphMem) -> None:
+    at(mem, 0).remember([{"id": f"n{i}", "text": f"Standup note {i}: the {w} is done"}
+                         for i, w in enumerate(["parser", "linter", "bundler", "tracer"])])
+    from graphmem.decay import cypher_params
+    at(mem, 400)
+    # The first transactions of a sweep's cooling step ran, then it was cut short.
+    mem.store.autocommit("maintenance/cool", scope=mem.settings.scope, now=mem.now(),
+                         decay=cypher_params(mem.settings.decay_table()), cold_below=0.1,
+                         dry_run=False, batch=1)
+    mem.store.driver.execute_query(
+        "MATCH (m:Memory {id: 'n3'}) SET m.tier = 'hot' "
+        "WITH m CALL db.create.setNodeVectorProperty(m, 'embedding', [x IN range(1, 384) | 0.05])",
+        database_=mem.store.database)
+    report = mem.sweep(options=QUIET)
+    assert report.counts["cold"] == 1  # only what the cut-short run left
+    assert report.counts["stub"] == 4
+
+
 def test_cold_memories_leave_the_vector_index_and_come_back_when_recalled(
         mem: GraphMem) -> None:
     at(mem, 0).remember([
