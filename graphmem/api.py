@@ -280,6 +280,13 @@ class GraphMem:
                                  decay=self.settings.decay_table(), options=options,
                                  dry_run=dry_run)
 
+    def consolidate(self, *, scope: str | None = None,
+                    options: SweepOptions | None = None) -> tuple[int, int]:
+        """Consolidate related episodic memories now (the sweep's consolidation step
+        alone); returns (created, confirmed)."""
+        return maintenance.consolidate(self, scope=self._scope(scope), now=self.now(),
+                                       opts=options or SweepOptions(), dry_run=False)
+
     def overview(self, *, scope: str | None = None,
                  all_scopes: bool = False) -> maintenance.Overview:
         """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""

@@ -309,6 +309,17 @@ for _command in maintain_cmd.COMMANDS:
     app.command()(_command)
 
 
+@app.command("mcp")
+@handled
+def mcp_cmd(scope: ScopeOpt = None) -> None:
+    """Serve this scope's memories to an agent over MCP (stdio): memory_store,
+    memory_recall, memory_update, memory_forget, memory_consolidate, memory_feedback,
+    memory_context. The scope is fixed for the server's life (--scope or GRAPHMEM_SCOPE)."""
+    from graphmem import mcp
+
+    mcp.serve(open_memory(scope))
+
+
 def main() -> None:
     """Console-script entry point."""
     # The driver logs retries as warnings; the CLI reports failures itself, in one line.

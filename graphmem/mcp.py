@@ -1,0 +1,146 @@
+"""The MCP server (`graphmem mcp`): graphmem's verbs as tools any agent host can call, over
+stdio, with the official `mcp` SDK. One server instance serves one scope, fixed by flag
+or environment, so an agent cannot read or write another scope's memories.
+
+Every tool validates its arguments (the SDK checks them against the JSON schema made from
+the signature) and answers a graphmem error, an unreachable Neo4j included, as a tool
+error the agent can read, never as a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from graphmem.api import GraphMem
+from graphmem.errors import EnvironmentProblem, GraphmemError
+from graphmem.model import KINDS
+
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+graphmem is your long-term memory. Call memory_context once at the start for what you
+already know. Call memory_recall before answering anything that may depend on the past
+(it also returns memories linked to the best hits, with the path that linked them).
+Call memory_store for facts, decisions, preferences and procedures worth keeping, one
+self-contained statement each. After using recalled memories, call memory_feedback
+(used or not): it is how memory learns what matters. Nothing is ever lost silently:
+memory_forget archives unless asked to delete for good."""
+
+Kind = Literal[KINDS]  # type: ignore[valid-type]
+
+
+def _call(fn: Callable[[], T]) -> T:
+    """Run one tool body; graphmem errors become tool errors the agent can read."""
+    try:
+        return fn()
+    except EnvironmentProblem as e:
+        raise ToolError(f"memory store unavailable: {e.one_line()}") from None
+    except GraphmemError as e:
+        raise ToolError(e.one_line()) from None
+
+
+def build(mem: GraphMem) -> MCPServer:
+    """An MCP server whose tools act on `mem`'s scope."""
+    server = MCPServer(name="graphmem", instructions=INSTRUCTIONS,
+                       description=f"Associative long-term memory (scope {mem.settings.scope})")
+
+    @server.tool(name="memory_store")
+    def memory_store(
+        text: Annotated[str, Field(description="One self-contained statement to remember.")],
+        kind: Annotated[Kind, Field(description="episodic (an event), semantic (a fact), "
+                                    "procedural (how to), heuristic (a rule of thumb), core "
+                                    "(identity), reflection.")] = "semantic",
+        importance: Annotated[float, Field(ge=0, le=1, description="0-1; 0.5 is ordinary.")
+                              ] = 0.5,
+        tags: Annotated[list[str], Field(description="Short labels.")] = [],  # noqa: B006
+        metadata: Annotated[dict[str, str | int | float | bool], Field(
+            description="Extra facts, e.g. {\"speaker\": \"Ana\"}.")] = {},  # noqa: B006
+        session: Annotated[str | None, Field(description="The conversation or run.")] = None,
+        supersedes: Annotated[str | None, Field(
+            description="Id of a memory this one replaces.")] = None,
+    ) -> dict[str, Any]:
+        """Remember a statement. Near-duplicates confirm the existing memory instead of
+        adding one; secrets and filler are refused with the reason."""
+        record = {"text": text, "kind": kind, "importance": importance, "tags": tags,
+                  "metadata": metadata, "source": "agent", "session": session,
+                  "supersedes": supersedes}
+        report = _call(lambda: mem.remember({k: v for k, v in record.items()
+                                             if v is not None}))
+        return report.model_dump(mode="json")
+
+    @server.tool(name="memory_recall")
+    def memory_recall(
+        query: Annotated[str, Field(description="What you want to know, in plain words.")],
+        top_k: Annotated[int, Field(ge=1, le=50, description="How many memories.")] = 8,
+        mode: Annotated[Literal["hybrid", "vector", "keyword", "exact"], Field(
+            description="hybrid (default) unless you need exact words.")] = "hybrid",
+        kinds: Annotated[list[Kind] | None, Field(description="Only these kinds.")] = None,
+        hops: Annotated[int, Field(ge=0, le=2, description="Association depth.")] = 2,
+    ) -> dict[str, Any]:
+        """The memories that best answer the query, best first, each with its score's
+        parts; memories reached by association carry the path that reached them."""
+        result = _call(lambda: mem.recall(query, top_k=top_k, mode=mode, kinds=kinds,
+                                          hops=hops))
+        return result.model_dump(mode="json")
+
+    @server.tool(name="memory_update")
+    def memory_update(
+        memory_id: Annotated[str, Field(description="The memory's id.")],
+        text: Annotated[str | None, Field(description="The corrected text.")] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1)] = None,
+        tags: Annotated[list[str] | None, Field(description="Replace the tags.")] = None,
+    ) -> dict[str, Any]:
+        """Correct a memory in place; the old text stays in its history."""
+        report = _call(lambda: mem.update(memory_id, text=text, importance=importance,
+                                          tags=tags))
+        return report.model_dump(mode="json")
+
+    @server.tool(name="memory_forget")
+    def memory_forget(
+        memory_id: Annotated[str, Field(description="The memory's id.")],
+        hard: Annotated[bool, Field(description="Delete for good (only a tombstone "
+                                    "without the text stays). Default: archive.")] = False,
+    ) -> dict[str, Any]:
+        """Forget a memory: archived by default (still findable by id), deleted if hard."""
+        return _call(lambda: mem.forget(memory_id, hard=hard)).model_dump(mode="json")
+
+    @server.tool(name="memory_consolidate")
+    def memory_consolidate() -> dict[str, Any]:
+        """Sum up groups of related episodic memories into semantic ones (extractive,
+        deterministic); returns how many were created and confirmed."""
+        created, confirmed = _call(mem.consolidate)
+        return {"created": created, "confirmed": confirmed}
+
+    @server.tool(name="memory_feedback")
+    def memory_feedback(
+        memory_id: Annotated[str, Field(description="A memory you were given.")],
+        used: Annotated[bool, Field(description="True if it helped your answer.")],
+    ) -> dict[str, Any]:
+        """Say whether a recalled memory helped: it gains or loses importance and
+        confidence, which steers what surfaces next time."""
+        return _call(lambda: mem.feedback(memory_id, used=used)).model_dump(mode="json")
+
+    @server.tool(name="memory_context")
+    def memory_context(
+        max_tokens: Annotated[int, Field(ge=100, le=4000,
+                                         description="Budget of the block.")] = 600,
+    ) -> str:
+        """What you know, in brief: counts per kind and the most important memories, to
+        read at the start of a task."""
+        return _call(lambda: mem.context(max_tokens=max_tokens)).text
+
+    return server
+
+
+def serve(mem: GraphMem) -> None:
+    """Serve `mem`'s scope over stdio until the client hangs up; pending reinforcement is
+    written before returning."""
+    try:
+        build(mem).run("stdio")
+    finally:
+        mem.close()

@@ -1,0 +1,90 @@
+"""`graphmem mcp` driven by a real MCP client session over stdio, on the real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from graphmem.api import GraphMem
+
+TOOLS = {"memory_store", "memory_recall", "memory_update", "memory_forget",
+         "memory_consolidate", "memory_feedback", "memory_context"}
+
+
+def _server(mem: GraphMem, **env: str) -> StdioServerParameters:
+    s = mem.settings
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "graphmem", "mcp"],
+        env={**os.environ, "NEO4J_URI": s.neo4j_uri,
+             "NEO4J_PASSWORD": s.neo4j_password.get_secret_value(),
+             "GRAPHMEM_SCOPE": s.scope, **env})
+
+
+def _payload(result) -> object:
+    text = result.content[0].text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def test_an_agent_stores_recalls_and_gives_feedback_over_mcp(mem: GraphMem) -> None:
+    async def session() -> None:
+        async with stdio_client(_server(mem)) as (read, write), \
+                ClientSession(read, write) as client:
+            await client.initialize()
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(tools) >= TOOLS
+            assert tools["memory_recall"].input_schema["properties"]["query"]["description"]
+
+            stored = await client.call_tool("memory_store", {
+                "text": "The team's on-call rotation changes every Monday at 09:00",
+                "kind": "procedural", "tags": ["ops"]})
+            assert not stored.is_error, stored.content
+            created = _payload(stored)["outcomes"][0]
+            assert created["status"] == "created"
+
+            recalled = await client.call_tool("memory_recall", {
+                "query": "when does on-call rotate?", "top_k": 3})
+            hits = _payload(recalled)["hits"]
+            assert hits and hits[0]["id"] == created["id"]
+
+            used = await client.call_tool("memory_feedback",
+                                          {"memory_id": created["id"], "used": True})
+            assert _payload(used)["importance"] == 0.55
+
+            context = await client.call_tool("memory_context", {})
+            assert "on-call" in _payload(context)
+
+            # Bad arguments and unknown ids are tool errors an agent can read.
+            missing = await client.call_tool("memory_feedback",
+                                             {"memory_id": "nope", "used": True})
+            assert missing.is_error and "no memory with id nope" in missing.content[0].text
+            bad = await client.call_tool("memory_recall", {"query": "x", "top_k": 0})
+            assert bad.is_error
+            empty = await client.call_tool("memory_recall", {"query": "   "})
+            assert empty.is_error and "empty" in empty.content[0].text
+
+            forgot = await client.call_tool("memory_forget", {"memory_id": created["id"]})
+            assert _payload(forgot)["mode"] == "soft"
+
+    anyio.run(session)
+    assert mem.get(limit=10)[0].lifecycle == "archived"  # it wrote in the test's scope
+
+
+def test_a_lost_database_is_a_readable_tool_error(mem: GraphMem) -> None:
+    async def session() -> None:
+        params = _server(mem, NEO4J_URI="bolt://127.0.0.1:1", GRAPHMEM_CONNECT_TIMEOUT="1")
+        async with stdio_client(params) as (read, write), \
+                ClientSession(read, write) as client:
+            await client.initialize()
+            result = await client.call_tool("memory_recall", {"query": "anything"})
+            assert result.is_error
+            assert "memory store unavailable" in result.content[0].text
+
+    anyio.run(session)
