@@ -1,0 +1,35 @@
+"""The Docker files hold together (no engine needed): compose validates, and the image
+runs the CLI and MCP server from the same package."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(shutil.which("docker-compose") is None,
+                    reason="Debian's docker-compose validates compose files without an engine")
+def test_compose_file_validates_with_neo4j_and_graphmem() -> None:
+    compose = ROOT / "docker" / "docker-compose.yml"
+    done = subprocess.run(["docker-compose", "-f", str(compose), "config", "--services"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["neo4j", "graphmem"]
+    full = subprocess.run(["docker-compose", "-f", str(compose), "config"],
+                          capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "bolt://neo4j:7687" in full and "service_healthy" in full
+
+
+def test_dockerfile_installs_the_package_and_serves_mcp() -> None:
+    text = (ROOT / "docker" / "Dockerfile").read_text(encoding="utf-8")
+    for path in ("pyproject.toml", "graphmem", "cypher"):
+        assert f"COPY {path}" in text
+    assert 'ENTRYPOINT ["graphmem"]' in text and 'CMD ["mcp"]' in text
+    pinned = next(line for line in (ROOT / "pyproject.toml").read_text().splitlines()
+                  if '"torch==' in line).split('"')[1]
+    assert pinned in text  # the image's torch is the one pyproject pins
