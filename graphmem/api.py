@@ -287,6 +287,12 @@ class GraphMem:
         return maintenance.consolidate(self, scope=self._scope(scope), now=self.now(),
                                        opts=options or SweepOptions(), dry_run=False)
 
+    def prune(self, *, scope: str | None = None, options: SweepOptions | None = None) -> int:
+        """Delete dead links now (the sweep's link-pruning step alone); returns how many."""
+        opts = options or SweepOptions()
+        return maintenance.prune(self.store, scope=self._scope(scope), now=self.now(),
+                                 opts=opts)
+
     def overview(self, *, scope: str | None = None,
                  all_scopes: bool = False) -> maintenance.Overview:
         """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""

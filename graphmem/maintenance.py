@@ -92,8 +92,8 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
                             cold_below=opts.cold_below)
     counts["stub"] = _count(store, "maintenance/stub", **base, decay=table,
                             stub_below=opts.stub_below, summary_chars=opts.summary_chars)
-    counts["links_pruned"] = _count(store, "maintenance/prune_links", **base,
-                                    link_tau=opts.link_tau_days, prune_below=opts.prune_below)
+    counts["links_pruned"] = prune(store, scope=scope, now=as_utc(now), opts=opts,
+                                   dry_run=dry_run)
     counts["consolidated"], counts["consolidation_confirmed"] = (
         consolidate(mem, scope=scope, now=as_utc(now), opts=opts, dry_run=dry_run)
         if opts.consolidate else (0, 0))
@@ -105,6 +105,15 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
                     counts=counts)
     return SweepReport(scope=scope, now=as_utc(now), dry_run=dry_run, counts=counts,
                        seconds=seconds)
+
+
+def prune(store: Store, *, scope: str | None, now: datetime, opts: SweepOptions,
+          dry_run: bool = False) -> int:
+    """Delete synaptic and co-retrieval links whose decayed weight fell under
+    `prune_below` (manual links stay); returns how many (would) go."""
+    return _count(store, "maintenance/prune_links", scope=scope, now=as_utc(now),
+                  dry_run=dry_run, batch=opts.batch, link_tau=opts.link_tau_days,
+                  prune_below=opts.prune_below)
 
 
 def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptions,

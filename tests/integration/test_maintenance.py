@@ -111,6 +111,7 @@ def test_dead_links_are_pruned_and_manual_ones_kept(mem: GraphMem) -> None:
         {"id": "c", "text": "The Kafka retention period is seven days"},
     ])
     mem.add_link("a", "c", weight=0.3)
+    assert at(mem, 10).prune() == 0  # young links live
     report = at(mem, 2000).sweep(options=QUIET)
     assert report.counts["links_pruned"] >= 1
     kinds = mem.store.driver.execute_query(
@@ -270,3 +271,23 @@ def test_a_simulated_year(mem: GraphMem) -> None:
     ranked = ids(mem, "progress on hiring", mode="keyword", hops=0, top_k=12)
     assert ranked.index("m11-4") < ranked.index("m1-4")
     assert mem.get(["m0-3"])[0].tier == "hot"  # reinforced every month: kept warm
+
+
+def test_the_exploration_queries_run_and_find_what_they_name(mem: GraphMem) -> None:
+    scope = mem.settings.scope
+    at(mem, 0).remember([
+        {"id": "p1", "text": "Zofia Nowak paired with me on the parser", "session": "s"},
+        {"id": "p2", "text": "Zofia Nowak reviewed the parser tests", "session": "s"}])
+    mem.add_link("p1", "p2", weight=0.9)
+    at(mem, 3000).sweep(options=QUIET)
+    run = mem.store.read
+    neighbours = run("explore/neighbourhood", id="p1")[0]
+    assert neighbours["m"]["id"] == "p1" and neighbours["paths"]
+    story = run("explore/session_story", session=f"{scope}#s")
+    assert [r["m"]["id"] for r in story] == ["p1", "p2"]
+    entity = run("explore/entity_memories", key="name:zofia nowak", scope=scope)
+    assert {r["m"]["id"] for r in entity} == {"p1", "p2"}
+    strongest = run("explore/strongest_associations", scope=scope)
+    assert strongest[0]["weight"] == 0.9
+    decayed = run("explore/decayed_since", scope=scope, since=T0)
+    assert {r["change"] for r in decayed} == {"cold", "stub"}
