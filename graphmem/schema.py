@@ -48,6 +48,7 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
         for cls in model.SCHEMA_CLASSES:
             db.install_labels(cls, quiet=True, stdout=io.StringIO())
         install_fulltext(store)
+        store.autocommit("admin/set_display_labels")
     indexes = wait_online(store, wait_seconds)
     check_dimensions(indexes, dimensions)
     return indexes

@@ -10,6 +10,7 @@ CREATE (v:Memory)
 SET v = m {.*, id: m.id + '@v' + toString(n), embedding: null, version_of: m.id,
            version: n, lifecycle: 'shadowed', tier: 'cold', shadowed_at: $now,
            valid_until: $now}
+SET v:$(toUpper(left(m.kind, 1)) + substring(m.kind, 1)), v:Cold
 SET m.version = n + 1
 CREATE (m)-[:SUPERSEDES {kind: 'version', at: $now}]->(v)
 WITH m, v

@@ -30,5 +30,7 @@ SET m.text = r.text,
     m.lifecycle = 'active',
     m.tier = 'hot'
 SET m += r.meta
+// The kind as a label too: Neo4j Browser styles nodes by label (cypher/explore/*.grass).
+SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))
 WITH m, r
 CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)

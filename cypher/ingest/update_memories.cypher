@@ -33,5 +33,8 @@ SET m.text = r.text,
     m.added_by = coalesce(m.added_by, r.added_by),
     m.tier = 'hot'
 SET m += r.meta
+// The kind as a label (for Browser styling); a new embedding makes it hot again.
+REMOVE m:Episodic:Semantic:Procedural:Core:Heuristic:Reflection:Cold:Stub
+SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))
 WITH m, r
 CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)

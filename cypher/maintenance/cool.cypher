@@ -20,7 +20,7 @@ WITH m, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
 WHERE retention < $cold_below OR m.lifecycle <> 'active'
 CALL (m) {
   WITH m WHERE NOT $dry_run
-  SET m.tier = 'cold', m.cooled_at = $now
+  SET m.tier = 'cold', m.cooled_at = $now, m:Cold
   REMOVE m.embedding
 } IN TRANSACTIONS OF $batch ROWS
 RETURN count(m) AS n

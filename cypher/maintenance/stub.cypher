@@ -19,7 +19,8 @@ WHERE retention < $stub_below OR m.lifecycle = 'archived'
 CALL (m) {
   WITH m, head(split(m.text, '. ')) AS first
   WHERE NOT $dry_run
-  SET m.tier = 'stub', m.stubbed_at = $now,
+  REMOVE m:Cold
+  SET m:Stub, m.tier = 'stub', m.stubbed_at = $now,
       m.summary = CASE WHEN size(first) <= $summary_chars THEN first
                        ELSE left(first, $summary_chars - 1) + '…' END
 } IN TRANSACTIONS OF $batch ROWS

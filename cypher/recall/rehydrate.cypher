@@ -6,5 +6,6 @@ UNWIND $rows AS r
 MATCH (m:Memory {id: r.id})
 WHERE m.tier <> 'hot'
 SET m.tier = 'hot', m.rehydrated_at = $now
+REMOVE m:Cold:Stub
 WITH m, r
 CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)

@@ -24,5 +24,7 @@ CALL (m) {
   WHERE m.kind IN ['semantic', 'episodic'] AND m.access_count >= $promote_accesses
     AND coalesce(m.confidence, 0.0) >= $promote_confidence
   SET m.kind = 'core', m.promoted_at = $now
+  REMOVE m:Semantic:Episodic
+  SET m:Core
 }
 RETURN m.id AS id, m.stability AS stability, m.access_count AS access_count, m.kind AS kind

@@ -3,7 +3,6 @@ link, forget. Each is a thin layer over the same-named GraphMem method."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 import typer
@@ -174,24 +173,18 @@ def browse(
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print the Neo4j Browser URL and the exploration query to paste there
-    (`cypher/explore/`: neighbourhood of a memory, or the strongest associations)."""
-    from urllib.parse import urlparse
-
-    from graphmem import queries
+    """Print the Neo4j Browser URL, the style command and the exploration query to paste
+    there (`cypher/explore/`: a memory's neighbourhood, or the strongest associations)."""
+    from graphmem import browser
     from graphmem.settings import load_settings
 
     settings = load_settings(scope=scope)
-    host = urlparse(settings.neo4j_uri).hostname or "127.0.0.1"
-    url = f"http://{host}:{settings.server_http_port}/browser/"
     name = "explore/neighbourhood" if memory_id else "explore/strongest_associations"
     params = {"id": memory_id} if memory_id else {"scope": settings.scope}
-    body = "\n".join(line for line in queries.query(name).splitlines()
-                     if not line.startswith("//"))
-    paste = "\n".join(f":param {k} => {json.dumps(v)}" for k, v in params.items())
-    emit({"url": url, "query": name, "params": params, "paste": f"{paste}\n{body}"},
-         as_json, lambda c: (c.print(url), c.print(paste, markup=False),
-                             c.print(body, markup=False)))
+    out = {"url": browser.url(settings), "query": name, "params": params,
+           "style": browser.style_command(), "paste": browser.paste(name, params)}
+    emit(out, as_json, lambda c: (c.print(out["url"]), c.print(out["style"], markup=False),
+                                  c.print(out["paste"], markup=False)))
 
 
 COMMANDS = (sweep, overview, feedback, update, history, link, forget, browse)

@@ -19,6 +19,12 @@ def props(mem: GraphMem, mid: str) -> dict:
     return mem.store.read("admin/memory_by_id", id=mid)[0]["memory"]
 
 
+def labels(mem: GraphMem, mid: str) -> list[str]:
+    return mem.store.driver.execute_query(
+        "MATCH (m:Memory {id: $id}) RETURN labels(m) AS l", id=mid,
+        database_=mem.store.database).records[0]["l"]
+
+
 def at(mem: GraphMem, days: float) -> GraphMem:
     mem._now = T0 + timedelta(days=days)
     return mem
@@ -93,6 +99,7 @@ def test_cold_memories_leave_the_vector_index_and_come_back_when_recalled(
         database_=mem.store.database).records[0]["gone"]
     assert ep["text"].startswith("We moved the Grafana") and ep["summary"]
     assert {props(mem, m)["tier"] for m in ("proc", "who")} == {"hot"}  # floors
+    assert set(labels(mem, "ep")) == {"Memory", "Episodic", "Stub"}  # for Browser styling
 
     query = "Grafana dashboards Prometheus host"
     assert "ep" not in ids(mem, query, mode="vector", hops=0)
@@ -100,6 +107,7 @@ def test_cold_memories_leave_the_vector_index_and_come_back_when_recalled(
     mem.recall(query, mode="keyword", hops=0)  # reinforcing recall: re-embedded, hot
     mem.flush()
     assert props(mem, "ep")["tier"] == "hot"
+    assert set(labels(mem, "ep")) == {"Memory", "Episodic"}
     assert "ep" in ids(mem, query, mode="vector", hops=0)
 
 
