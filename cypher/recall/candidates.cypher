@@ -31,7 +31,8 @@ CALL () {
     WHERE (x.m.scope = $scope OR (x.m.scope IN $layers AND x.m.visibility = 'public'))
       AND x.m.lifecycle IN $lifecycles AND ($kinds IS NULL OR x.m.kind IN $kinds)
       AND all(f IN $filters WHERE x.m[f.key] IN f.values)][..$fetch] AS found
-  UNWIND range(0, size(found) - 1) AS i
+  // One row even when nothing passed, so that index_returned reaches the caller.
+  UNWIND CASE WHEN size(found) = 0 THEN [null] ELSE range(0, size(found) - 1) END AS i
   RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
          returned
   UNION ALL
@@ -65,7 +66,9 @@ CALL () {
 }
 WITH m, min(vrank) AS vrank, max(vscore) AS vscore, min(trank) AS trank, max(bm25) AS bm25,
      max(returned) AS returned
-WITH collect({m: m, vrank: vrank, vscore: vscore, trank: trank, bm25: bm25}) AS cands,
+WITH collect(CASE WHEN m IS NOT NULL
+                  THEN {m: m, vrank: vrank, vscore: vscore, trank: trank, bm25: bm25} END)
+       AS cands,
      max(bm25) AS best,
      coalesce(max(vrank), 0) AS vector_found, coalesce(max(returned), 0) AS index_returned
 UNWIND cands AS c
