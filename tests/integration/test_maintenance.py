@@ -255,10 +255,14 @@ def test_a_simulated_year(mem: GraphMem) -> None:
             batch += [{"id": "core-1", "kind": "core",
                        "text": "I am the team's planning assistant"},
                       {"id": "proc-1", "kind": "procedural",
-                       "text": "To cut a release, tag main and run the release workflow"}]
+                       "text": "To cut a release, tag main and run the release workflow"},
+                      # Twins: one is recalled every month, the other never.
+                      {"id": "kept", "text": "Retro outcome for squad Heron: ship smaller PRs"},
+                      {"id": "stale", "text": "Retro outcome for squad Ibis: ship smaller PRs"}]
         mem.remember(batch)
         stored.update({b["id"]: b["text"] for b in batch})
         mem.recall("progress on on-call", hops=0)  # reinforces month by month
+        mem.recall("squad Heron", mode="keyword", hops=0, top_k=1)
         mem.flush()
         mem.sweep(options=SweepOptions(reflect=False))
     mem.forget("m3-4", hard=True)
@@ -278,7 +282,15 @@ def test_a_simulated_year(mem: GraphMem) -> None:
     # Recent and reinforced memories outrank stale ones of the same shape.
     ranked = ids(mem, "progress on hiring", mode="keyword", hops=0, top_k=12)
     assert ranked.index("m11-4") < ranked.index("m1-4")
+    ranked = ids(mem, "retro outcome ship smaller PRs", mode="keyword", hops=0, top_k=2)
+    assert ranked == ["kept", "stale"]
+    assert tiers["kept"] == "hot" and tiers["stale"] != "hot"
     assert mem.get(["m0-3"])[0].tier == "hot"  # reinforced every month: kept warm
+    # Floors: a year on, core keeps 0.6 and procedural never decays.
+    floors = {"core-1": 0.6, "proc-1": 1.0}
+    for mid, floor in floors.items():
+        hit = mem.recall(stored[mid], mode="exact", hops=0, reinforce=False).hits[0]
+        assert hit.id == mid and hit.retention >= floor - 1e-9, (mid, hit.retention)
 
 
 def test_the_exploration_queries_run_and_find_what_they_name(mem: GraphMem) -> None:
