@@ -26,6 +26,7 @@ from graphmem import (
     reinforcement,
     retrieval,
     schema,
+    summarize,
 )
 from graphmem.context import Context
 from graphmem.embed import Embedder
@@ -39,6 +40,7 @@ from graphmem.retrieval import RecallOptions
 from graphmem.schema import IndexInfo
 from graphmem.settings import Settings, check_scope, load_settings
 from graphmem.store import Store
+from graphmem.summarize import Summarizer
 from graphmem.types import (
     META_KEY,
     SESSION_NAME,
@@ -74,6 +76,7 @@ class GraphMem:
         *,
         embedder: Embedder | None = None,
         now: datetime | None = None,
+        summarizer: Summarizer | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.embedder = embedder or Embedder(
@@ -82,6 +85,8 @@ class GraphMem:
             batch_size=self.settings.embedding_batch_size,
         )
         self._now = as_utc(now) if now else None
+        #: Writes consolidation summaries (extractive unless GRAPHMEM_SUMMARY_URL is set).
+        self.summarizer = summarizer or summarize.from_settings(self.settings)
         self._store: Store | None = None
         self._extractor: Extractor | None = None
         self._reinforcer: Reinforcer | None = None
@@ -281,9 +286,9 @@ class GraphMem:
                                  dry_run=dry_run)
 
     def consolidate(self, *, scope: str | None = None,
-                    options: SweepOptions | None = None) -> tuple[int, int]:
+                    options: SweepOptions | None = None) -> maintenance.Consolidation:
         """Consolidate related episodic memories now (the sweep's consolidation step
-        alone); returns (created, confirmed)."""
+        alone): how many semantic memories were created and confirmed."""
         return maintenance.consolidate(self, scope=self._scope(scope), now=self.now(),
                                        opts=options or SweepOptions(), dry_run=False)
 

@@ -10,7 +10,6 @@ one without counting anything twice. `dry_run` counts without writing.
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from pydantic import BaseModel, Field
 from graphmem.decay import Curve, cypher_params
 from graphmem.schema import VECTOR_INDEX
 from graphmem.store import Store
+from graphmem.summarize import Summarizer, SummaryError, extractive
 from graphmem.types import MemoryIn, as_utc
 
 if TYPE_CHECKING:
@@ -69,6 +69,18 @@ class SweepReport(BaseModel):
     dry_run: bool
     counts: dict[str, int]
     seconds: float
+    #: What went wrong but did not stop the sweep (e.g. the summary endpoint failed).
+    warnings: list[str] = []
+
+
+class Consolidation(BaseModel):
+    """What one consolidation did: semantic memories created, existing ones confirmed."""
+
+    created: int
+    confirmed: int
+    #: Who wrote the summaries: "extractive" or the endpoint's model.
+    summarized_by: list[str] = []
+    warnings: list[str] = []
 
 
 def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, Curve],
@@ -94,9 +106,9 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
                             stub_below=opts.stub_below, summary_chars=opts.summary_chars)
     counts["links_pruned"] = prune(store, scope=scope, now=as_utc(now), opts=opts,
                                    dry_run=dry_run)
-    counts["consolidated"], counts["consolidation_confirmed"] = (
-        consolidate(mem, scope=scope, now=as_utc(now), opts=opts, dry_run=dry_run)
-        if opts.consolidate else (0, 0))
+    done = (consolidate(mem, scope=scope, now=as_utc(now), opts=opts, dry_run=dry_run)
+            if opts.consolidate else Consolidation(created=0, confirmed=0))
+    counts["consolidated"], counts["consolidation_confirmed"] = done.created, done.confirmed
     counts["reflections"] = (reflect(mem, scope=scope, now=as_utc(now), opts=opts,
                                      dry_run=dry_run) if opts.reflect else 0)
     seconds = round(time.perf_counter() - started, 3)
@@ -104,7 +116,7 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
         store.write("maintenance/record_sweep", now=as_utc(now), scope=scope, seconds=seconds,
                     counts=counts)
     return SweepReport(scope=scope, now=as_utc(now), dry_run=dry_run, counts=counts,
-                       seconds=seconds)
+                       seconds=seconds, warnings=done.warnings)
 
 
 def prune(store: Store, *, scope: str | None, now: datetime, opts: SweepOptions,
@@ -117,10 +129,10 @@ def prune(store: Store, *, scope: str | None, now: datetime, opts: SweepOptions,
 
 
 def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptions,
-                dry_run: bool) -> tuple[int, int]:
+                dry_run: bool) -> Consolidation:
     """Sum up groups of ≥ 3 episodic memories that share an entity into one semantic
     memory each (CONSOLIDATED_FROM its members), or confirm the semantic memory that
-    already covers the group. Returns (created, confirmed)."""
+    already covers the group."""
     groups = mem.store.read(
         "maintenance/consolidation_groups", scope=scope,
         before=now - timedelta(days=opts.consolidate_after_days), hub_limit=opts.hub_limit,
@@ -132,13 +144,16 @@ def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepO
         if len(members) < opts.group_min:
             continue
         taken.update(m["id"] for m in members)
-        plans.append((g, members, summary(g["name"], [m["text"] for m in members])))
+        plans.append((g, members))
     if dry_run or not plans:
-        return len(plans), 0
-    vectors = mem.embedder.embed([text for _, _, text in plans])
+        return Consolidation(created=len(plans), confirmed=0)
+    texts, authors, warnings = _summaries(mem.summarizer, [
+        (g["name"], [m["text"] for m in members]) for g, members in plans])
+    vectors = mem.embedder.embed(texts)
     links: list[dict[str, Any]] = []
     new: dict[str, list[tuple[MemoryIn, dict[str, Any]]]] = {}
-    for (g, members, text), vector in zip(plans, vectors, strict=True):
+    for (g, members), text, author, vector in zip(plans, texts, authors, vectors,
+                                                  strict=True):
         ids = sorted(m["id"] for m in members)
         importance = max(float(m.get("importance") or 0.5) for m in members)
         cover = mem.store.read("maintenance/covering_semantic", vector_index=VECTOR_INDEX,
@@ -151,7 +166,8 @@ def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepO
             new.setdefault(g["scope"], []).append((MemoryIn(
                 id=target, text=text, kind="semantic", source="consolidation",
                 importance=importance, created_at=now,
-                metadata={"consolidated_entity": g["key"], "consolidated_count": len(ids)}),
+                metadata={"consolidated_entity": g["key"], "consolidated_count": len(ids),
+                          "summarized_by": author}),
                 link))
     for target_scope, pending in new.items():  # one write batch per scope
         report = mem.remember([r for r, _ in pending], scope=target_scope, signal_gate=False)
@@ -160,14 +176,28 @@ def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepO
                 link["id"], link["confirm"] = outcome.id, True
     mem.store.write("maintenance/consolidate_into", groups=links, now=now)
     confirmed = sum(1 for g in links if g["confirm"])
-    return len(links) - confirmed, confirmed
+    return Consolidation(created=len(links) - confirmed, confirmed=confirmed,
+                         summarized_by=sorted(set(authors)), warnings=warnings)
 
 
-def summary(name: str, texts: list[str], limit: int = 600) -> str:
-    """A deterministic extractive summary: the entity, then each member's first sentence."""
-    firsts = [re.split(r"(?<=[.!?])\s", t.strip(), maxsplit=1)[0] for t in texts]
-    text = f"{name}: " + " · ".join(firsts)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+def _summaries(summarizer: Summarizer, groups: list[tuple[str, list[str]]]
+               ) -> tuple[list[str], list[str], list[str]]:
+    """Each group's summary and its author. After the summariser's first failure the
+    rest fall back to the extractive summary, so a dead endpoint costs one timeout."""
+    texts: list[str] = []
+    authors: list[str] = []
+    warnings: list[str] = []
+    for topic, members in groups:
+        if not warnings:
+            try:
+                texts.append(summarizer(topic, members))
+                authors.append(summarizer.name)
+                continue
+            except SummaryError as e:
+                warnings.append(f"{e.message}; extractive summaries used instead")
+        texts.append(extractive(topic, members))
+        authors.append("extractive")
+    return texts, authors, warnings
 
 
 def reflect(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptions,

@@ -111,10 +111,9 @@ def build(mem: GraphMem) -> MCPServer:
 
     @server.tool(name="memory_consolidate")
     def memory_consolidate() -> dict[str, Any]:
-        """Sum up groups of related episodic memories into semantic ones (extractive,
-        deterministic); returns how many were created and confirmed."""
-        created, confirmed = _call(mem.consolidate)
-        return {"created": created, "confirmed": confirmed}
+        """Sum up groups of related episodic memories into semantic ones; returns how many
+        were created and confirmed, who wrote the summaries, and any warning."""
+        return _call(mem.consolidate).model_dump(mode="json")
 
     @server.tool(name="memory_feedback")
     def memory_feedback(

@@ -74,6 +74,15 @@ class Settings(BaseSettings):
     decay_preset: str = "spec"
     decay: dict[str, Curve] = {}
 
+    #: An OpenAI-compatible endpoint (".../v1") that writes consolidation summaries instead
+    #: of the extractive default. Opt-in: it sends memory text to that endpoint.
+    summary_url: str | None = None
+    summary_model: str = "gpt-4o-mini"
+    summary_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("GRAPHMEM_SUMMARY_API_KEY", "OPENAI_API_KEY",
+                                            "summary_api_key"))
+    summary_timeout: float = Field(30.0, gt=0)
+
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_device: str = "cpu"
@@ -92,6 +101,13 @@ class Settings(BaseSettings):
         if not _IDENTIFIER.match(value):
             raise ValueError(f"{value!r} is not a plain name (letters, digits, underscore)")
         return value
+
+    @field_validator("summary_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+            raise ValueError(f"{value!r} is not an http(s) URL like http://localhost:8000/v1")
+        return value or None
 
     @field_validator("scope")
     @classmethod

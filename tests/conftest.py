@@ -99,3 +99,51 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "integration" in item.path.parts:
             item.add_marker(pytest.mark.integration)
+
+
+class ChatEndpoint:
+    """A local stand-in for an OpenAI-compatible `/v1/chat/completions` endpoint: it
+    answers `reply` (or `status`, or `raw` bytes) and keeps every request it got."""
+
+    def __init__(self) -> None:
+        import json
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.reply: str = "A summary."
+        self.status = 200
+        self.raw: bytes | None = None
+        self.requests: list[tuple[dict, dict]] = []
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                endpoint.requests.append((dict(self.headers), body | {"path": self.path}))
+                payload = endpoint.raw if endpoint.raw is not None else json.dumps(
+                    {"choices": [{"message": {"role": "assistant",
+                                              "content": endpoint.reply}}]}).encode()
+                self.send_response(endpoint.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_port}/v1"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def chat_endpoint() -> Iterator[ChatEndpoint]:
+    """A local OpenAI-compatible chat endpoint (see ChatEndpoint)."""
+    endpoint = ChatEndpoint()
+    yield endpoint
+    endpoint.close()

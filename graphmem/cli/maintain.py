@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory
+from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory, say
 from graphmem.errors import InputError
 from graphmem.maintenance import SweepOptions
 
@@ -39,6 +39,8 @@ def sweep(
                            max_age_days=archive_after_days, archive_below=archive_below)
     with open_memory(scope, now) as mem:
         report = mem.sweep(all_scopes=all_scopes, dry_run=dry_run, options=options)
+    for warning in report.warnings:
+        say(f"warning: {warning}")
 
     def render(c) -> None:
         table = Table("transition", "memories", title="sweep (dry run)" if dry_run else "sweep",

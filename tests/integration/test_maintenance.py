@@ -148,13 +148,50 @@ def test_consolidation_makes_one_semantic_memory_and_is_not_repeated(mem: GraphM
     assert mem.sweep(options=options).counts["consolidated"] == 0
 
 
+PRIYA = ["Priya Raman reviewed the billing migration plan today",
+         "Priya Raman asked for load tests before the billing cutover",
+         "Priya Raman approved the billing migration after the load tests"]
+
+
+def test_an_endpoint_writes_the_summary_and_a_failing_one_falls_back(
+        mem: GraphMem, chat_endpoint) -> None:
+    from graphmem.summarize import ChatSummarizer
+
+    mem.summarizer = ChatSummarizer(chat_endpoint.url, "tiny-model")
+    chat_endpoint.reply = "Priya Raman led the billing migration once load tests passed."
+    at(mem, 0).remember([{"id": f"e{i}", "text": t, "kind": "episodic"}
+                         for i, t in enumerate(PRIYA)])
+    done = at(mem, 30).consolidate(options=SweepOptions(reflect=False))
+    assert (done.created, done.summarized_by, done.warnings) == (1, ["tiny-model"], [])
+    assert all(t in chat_endpoint.requests[0][1]["messages"][-1]["content"] for t in PRIYA)
+    rows = mem.store.driver.execute_query(
+        "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->() WHERE s.scope = $scope "
+        "RETURN DISTINCT s.text AS text, s.`meta.summarized_by` AS author",
+        scope=mem.settings.scope, database_=mem.store.database).records
+    assert [(r["text"], r["author"]) for r in rows] == [(chat_endpoint.reply, "tiny-model")]
+
+    chat_endpoint.status = 503  # the endpoint breaks: the sweep goes on, extractively
+    mem.remember([{"id": f"f{i}", "kind": "episodic", "text": t.replace("Priya Raman",
+                                                                        "Tomasz Wiśniewski")}
+                  for i, t in enumerate(PRIYA)])
+    report = at(mem, 60).sweep(options=SweepOptions(reflect=False))
+    assert report.counts["consolidated"] == 1
+    assert report.warnings == [f"summary endpoint {chat_endpoint.url}/chat/completions "
+                               "answered HTTP 503; extractive summaries used instead"]
+    texts = {r["text"] for r in mem.store.driver.execute_query(
+        "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->() WHERE s.scope = $scope "
+        "RETURN DISTINCT s.text AS text", scope=mem.settings.scope,
+        database_=mem.store.database).records}
+    assert any(t.startswith("Tomasz Wiśniewski: ") for t in texts)
+
+
 def test_a_covering_semantic_memory_is_confirmed_instead_of_duplicated(mem: GraphMem) -> None:
     texts = ["Priya Raman reviewed the billing migration plan today",
              "Priya Raman asked for load tests before the billing cutover",
              "Priya Raman approved the billing migration after the load tests"]
     at(mem, 0).remember([{"id": f"e{i}", "text": t, "kind": "episodic"}
                          for i, t in enumerate(texts)])
-    from graphmem.maintenance import summary
+    from graphmem.summarize import extractive as summary
     mem.remember({"id": "known", "kind": "semantic",
                   "text": summary("Priya Raman", texts).replace("·", ";")})
     report = at(mem, 30).sweep(options=SweepOptions(reflect=False))

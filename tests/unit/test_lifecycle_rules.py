@@ -7,8 +7,9 @@ from pydantic import ValidationError
 
 from graphmem.decay import SEED_000, SPEC, Curve
 from graphmem.edits import ECHO, FIZZLE
-from graphmem.maintenance import SweepOptions, summary
+from graphmem.maintenance import SweepOptions
 from graphmem.settings import Settings
+from graphmem.summarize import extractive as summary
 
 
 def test_summary_is_extractive_deterministic_and_bounded() -> None:
