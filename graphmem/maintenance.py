@@ -93,17 +93,21 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
                             "batch": opts.batch}
     table = cypher_params(decay)
     counts: dict[str, int] = {}
-    counts["shadowed"] = _count(store, "maintenance/shadow", **base)
-    counts["expired"] = _count(store, "maintenance/expire", **base)
-    counts["archived"] = 0
+    # A dry run writes nothing, so each step hands on the ids it would change: a memory
+    # shadowed, expired or archived in this sweep also goes cold, an archived one a stub.
+    counts["shadowed"], shadowed = _run(store, "maintenance/shadow", **base)
+    counts["expired"], expired = _run(store, "maintenance/expire", **base)
+    counts["archived"], archived = 0, []
     if opts.max_age_days is not None or opts.archive_below is not None:
-        counts["archived"] = _count(store, "maintenance/archive", **base, decay=table,
-                                    max_age_days=opts.max_age_days,
-                                    archive_below=opts.archive_below)
-    counts["cold"] = _count(store, "maintenance/cool", **base, decay=table,
-                            cold_below=opts.cold_below)
+        counts["archived"], archived = _run(store, "maintenance/archive", **base, decay=table,
+                                            max_age_days=opts.max_age_days,
+                                            archive_below=opts.archive_below)
+    counts["cold"], cooling = _run(store, "maintenance/cool", **base, decay=table,
+                                   cold_below=opts.cold_below,
+                                   leaving=shadowed + expired + archived)
     counts["stub"] = _count(store, "maintenance/stub", **base, decay=table,
-                            stub_below=opts.stub_below, summary_chars=opts.summary_chars)
+                            stub_below=opts.stub_below, summary_chars=opts.summary_chars,
+                            cooling=cooling, archiving=expired + archived)
     counts["links_pruned"] = prune(store, scope=scope, now=as_utc(now), opts=opts,
                                    dry_run=dry_run)
     done = (consolidate(mem, scope=scope, now=as_utc(now), opts=opts, dry_run=dry_run)
@@ -230,8 +234,14 @@ def _digest(text: str) -> str:
 
 
 def _count(store: Store, name: str, **params: Any) -> int:
+    return _run(store, name, **params)[0]
+
+
+def _run(store: Store, name: str, **params: Any) -> tuple[int, list[str]]:
+    """Run a batched transition: how many memories it (would) change, and, in a dry run,
+    which."""
     rows = store.autocommit(name, **params)
-    return int(rows[0]["n"]) if rows else 0
+    return (int(rows[0]["n"]), list(rows[0].get("ids") or [])) if rows else (0, [])
 
 
 class Overview(BaseModel):

@@ -4,7 +4,7 @@
 // findable by id, exact text and --include-archived.
 // Params: $scope, $now, $decay, $max_age_days (float or null), $archive_below (float or
 //         null), $dry_run, $batch.
-// Returns: n.
+// Returns: n, ids (dry run only).
 MATCH (m:Memory)
 WHERE m.lifecycle = 'active' AND ($scope IS NULL OR m.scope = $scope)
   AND NOT m.kind IN ['core', 'procedural'] AND coalesce(m.`meta.protected`, false) <> true
@@ -26,4 +26,5 @@ CALL (m, retention) {
       m.archive_reason = CASE WHEN $archive_below IS NOT NULL AND retention < $archive_below
                               THEN 'retention' ELSE 'age' END
 } IN TRANSACTIONS OF $batch ROWS
-RETURN count(m) AS n
+// A dry run also returns the ids, so later steps can count the cascade.
+RETURN count(m) AS n, collect(CASE WHEN $dry_run THEN m.id END) AS ids

@@ -3,8 +3,9 @@
 // holds it; keyword, exact text and the graph still find it, and a recall that returns
 // it re-embeds it (hot again). Floors keep core (0.6) and procedural (1.0) hot at the
 // default threshold; metadata.protected exempts.
-// Params: $scope, $now, $decay, $cold_below, $dry_run, $batch.
-// Returns: n.
+// Params: $scope, $now, $decay, $cold_below, $dry_run, $batch, $leaving (ids a dry run
+//         found leaving the active lifecycle in this sweep; [] otherwise).
+// Returns: n, ids (dry run only).
 MATCH (m:Memory)
 WHERE m.tier = 'hot' AND ($scope IS NULL OR m.scope = $scope)
   AND coalesce(m.`meta.protected`, false) <> true
@@ -17,10 +18,10 @@ WITH m, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
               / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
                  * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
        END AS retention
-WHERE retention < $cold_below OR m.lifecycle <> 'active'
+WHERE retention < $cold_below OR m.lifecycle <> 'active' OR m.id IN $leaving
 CALL (m) {
   WITH m WHERE NOT $dry_run
   SET m.tier = 'cold', m.cooled_at = $now, m:Cold
   REMOVE m.embedding
 } IN TRANSACTIONS OF $batch ROWS
-RETURN count(m) AS n
+RETURN count(m) AS n, collect(CASE WHEN $dry_run THEN m.id END) AS ids

@@ -1,10 +1,12 @@
 // maintenance/stub — cold -> stub: a cold memory whose retention fell below $stub_below
 // (or that is archived) gains a short extractive summary (its first sentence, at most
 // $summary_chars). The original text always stays.
-// Params: $scope, $now, $decay, $stub_below, $summary_chars, $dry_run, $batch.
+// Params: $scope, $now, $decay, $stub_below, $summary_chars, $dry_run, $batch; for a dry
+//         run, $cooling (ids going cold in this sweep) and $archiving (ids being
+//         archived in it), [] otherwise.
 // Returns: n.
 MATCH (m:Memory)
-WHERE m.tier = 'cold' AND ($scope IS NULL OR m.scope = $scope)
+WHERE (m.tier = 'cold' OR m.id IN $cooling) AND ($scope IS NULL OR m.scope = $scope)
   AND coalesce(m.`meta.protected`, false) <> true
 WITH m, $decay[m.kind] AS d,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
@@ -15,7 +17,7 @@ WITH m, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
               / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
                  * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
        END AS retention
-WHERE retention < $stub_below OR m.lifecycle = 'archived'
+WHERE retention < $stub_below OR m.lifecycle = 'archived' OR m.id IN $archiving
 CALL (m) {
   WITH m, head(split(m.text, '. ')) AS first
   WHERE NOT $dry_run

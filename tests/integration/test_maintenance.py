@@ -54,6 +54,10 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> N
 
     report = mem.sweep(options=QUIET)
     assert (report.counts["shadowed"], report.counts["expired"]) == (1, 1)
+    # What leaves the active lifecycle goes cold, and the expired one a stub, in the same
+    # sweep: the dry run counted that cascade too.
+    assert (report.counts["cold"], report.counts["stub"]) == (2, 1)
+    assert dry.counts == report.counts
     assert props(mem, "old")["lifecycle"] == "shadowed"
     assert props(mem, "promo")["lifecycle"] == "archived"
     assert props(mem, "guarded")["lifecycle"] == "active"  # metadata.protected
@@ -61,6 +65,34 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> N
     assert "old" not in ids(mem, "API rate limit", mode="keyword", hops=0)
     assert "old" in ids(mem, "API rate limit", mode="keyword", hops=0, include_shadowed=True)
     assert mem.overview().last_sweep["shadowed"] == 0
+
+
+def test_archiving_by_age_or_retention_is_opt_in_and_spares_core_and_procedural(
+        mem: GraphMem) -> None:
+    at(mem, 0).remember([
+        {"id": "old", "kind": "episodic", "text": "Lunch with the platform team at Noodle Bar"},
+        {"id": "core", "kind": "core", "text": "I am the release assistant of the web team"},
+        {"id": "proc", "kind": "procedural", "text": "To rotate logs, run logrotate -f"},
+        {"id": "kept", "kind": "episodic", "text": "Kickoff of the search revamp",
+         "metadata": {"protected": True}}])
+    at(mem, 300).remember({"id": "new", "kind": "episodic",
+                           "text": "Retro of the search revamp went well"})
+    assert mem.sweep(options=QUIET).counts["archived"] == 0  # off by default
+    by_age = SweepOptions(consolidate=False, reflect=False, max_age_days=200)
+    dry = mem.sweep(dry_run=True, options=by_age)
+    report = mem.sweep(options=by_age)
+    assert report.counts["archived"] == 1 and dry.counts == report.counts
+    old = props(mem, "old")
+    assert (old["lifecycle"], old["archive_reason"], old["tier"]) == ("archived", "age", "stub")
+    assert [props(mem, i)["lifecycle"] for i in ("core", "proc", "kept", "new")] == [
+        "active"] * 4
+    assert "old" in ids(mem, "Noodle Bar", mode="exact", include_archived=True)
+    assert "old" not in ids(mem, "Noodle Bar", mode="exact")
+
+    by_retention = SweepOptions(consolidate=False, reflect=False, archive_below=0.5)
+    report = at(mem, 400).sweep(options=by_retention)
+    assert report.counts["archived"] == 1  # "new", 100 days on; core never: it is exempt
+    assert props(mem, "new")["archive_reason"] == "retention"
 
 
 def test_a_sweep_cut_short_is_finished_by_the_next_without_double_counting(
@@ -72,7 +104,7 @@ def test_a_sweep_cut_short_is_finished_by_the_next_without_double_counting(
     # The first transactions of a sweep's cooling step ran, then it was cut short.
     mem.store.autocommit("maintenance/cool", scope=mem.settings.scope, now=mem.now(),
                          decay=cypher_params(mem.settings.decay_table()), cold_below=0.1,
-                         dry_run=False, batch=1)
+                         dry_run=False, batch=1, leaving=[])
     mem.store.driver.execute_query(
         "MATCH (m:Memory {id: 'n3'}) SET m.tier = 'hot' "
         "WITH m CALL db.create.setNodeVectorProperty(m, 'embedding', [x IN range(1, 384) | 0.05])",
