@@ -12,12 +12,7 @@ WITH m, $decay[m.kind] AS d,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS age,
      duration.inSeconds(m.created_at, $now).seconds / 86400.0 AS lived
-WITH m, lived, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
-            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
-              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
-              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
-                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
-       END AS retention
+WITH m, lived, {{retention}} AS retention
 WHERE ($max_age_days IS NOT NULL AND lived > $max_age_days)
    OR ($archive_below IS NOT NULL AND retention < $archive_below)
 CALL (m, retention) {

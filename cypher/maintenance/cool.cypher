@@ -12,12 +12,7 @@ WHERE m.tier = 'hot' AND ($scope IS NULL OR m.scope = $scope)
 WITH m, $decay[m.kind] AS d,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS age
-WITH m, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
-            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
-              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
-              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
-                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
-       END AS retention
+WITH m, {{retention}} AS retention
 WHERE retention < $cold_below OR m.lifecycle <> 'active' OR m.id IN $leaving
 CALL (m) {
   WITH m WHERE NOT $dry_run

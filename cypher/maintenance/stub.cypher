@@ -11,12 +11,7 @@ WHERE (m.tier = 'cold' OR m.id IN $cooling) AND ($scope IS NULL OR m.scope = $sc
 WITH m, $decay[m.kind] AS d,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS age
-WITH m, CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
-            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
-              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
-              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
-                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
-       END AS retention
+WITH m, {{retention}} AS retention
 WHERE retention < $stub_below OR m.lifecycle = 'archived' OR m.id IN $archiving
 CALL (m) {
   WITH m, head(split(m.text, '. ')) AS first

@@ -104,12 +104,7 @@ CALL (reached) {
        duration.inSeconds(coalesce(x.n.last_accessed, x.n.created_at), $now).seconds
          / 86400.0 AS age
   WITH x, m,
-       CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
-            ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
-              (CASE WHEN age < 0 THEN 0.0 ELSE age END)
-              / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
-                 * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
-       END AS retention,
+       {{retention}} AS retention,
        CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
   RETURN m, false AS direct,
          x.bonus * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score, x,

@@ -90,12 +90,7 @@ WITH m, vrank, trank, bm25, cosine, vector_found, index_returned,
      duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS age
 WITH m, vrank, trank, bm25, cosine, relevance, vector_found, index_returned,
-     CASE WHEN d IS NULL OR d.h IS NULL THEN 1.0
-          ELSE d.floor + (1 - d.floor) * exp(-log(2) * (
-            (CASE WHEN age < 0 THEN 0.0 ELSE age END)
-            / (d.h * coalesce(m.stability, 1.0) * (0.5 + coalesce(m.importance, 0.5))
-               * (0.5 + coalesce(m.confidence, 0.5)))) ^ d.shape)
-     END AS retention,
+     {{retention}} AS retention,
      CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
 WITH m, vrank, trank, bm25, cosine, relevance, retention, layer, vector_found,
      index_returned,

@@ -51,6 +51,19 @@ def test_every_named_query_has_a_header_and_loads() -> None:
         assert text.startswith(f"// {name} "), name
 
 
+def test_retention_is_written_once_and_every_query_gets_it_whole() -> None:
+    root = queries.cypher_dir()
+    sources = {p: p.read_text() for p in root.rglob("*.cypher") if p.parent.name != "fragments"}
+    users = [p for p, text in sources.items() if "{{retention}}" in text]
+    assert len(users) >= 6  # recall (3) and maintenance (3) share one formula
+    assert not [p for p, text in sources.items() if "d.floor +" in text]  # no copies
+    for name in queries.all_names():
+        text = queries.query(name)
+        assert "{{" not in text, name
+        if name in ("recall/candidates", "maintenance/cool"):
+            assert "exp(-log(2) * (" in text and "// fragments" not in text
+
+
 def test_unknown_or_escaping_query_names_fail() -> None:
     with pytest.raises(KeyError):
         queries.query("recall/nope")
