@@ -180,6 +180,21 @@ def test_consolidation_makes_one_semantic_memory_and_is_not_repeated(mem: GraphM
     assert mem.sweep(options=options).counts["consolidated"] == 0
 
 
+def test_memories_sharing_a_tag_are_consolidated_too(mem: GraphMem) -> None:
+    at(mem, 0).remember([
+        {"id": f"t{i}", "text": text, "kind": "episodic", "tags": ["offsite"]}
+        for i, text in enumerate(["booked the venue by the lake for the team trip",
+                                  "ordered vegetarian lunches for everyone coming along",
+                                  "sent the agenda with the hiking route to the group"])])
+    done = at(mem, 30).consolidate(options=SweepOptions(reflect=False))
+    assert done.created == 1
+    row = mem.store.driver.execute_query(
+        "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->(m) WHERE s.scope = $scope "
+        "RETURN s.text AS text, s.`meta.consolidated_entity` AS key, count(m) AS n",
+        scope=mem.settings.scope, database_=mem.store.database).records[0]
+    assert (row["key"], row["n"]) == ("tag:offsite", 3) and row["text"].startswith("offsite: ")
+
+
 PRIYA = ["Priya Raman reviewed the billing migration plan today",
          "Priya Raman asked for load tests before the billing cutover",
          "Priya Raman approved the billing migration after the load tests"]
