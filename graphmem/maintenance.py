@@ -39,7 +39,7 @@ class SweepOptions(BaseModel):
     #: Retention under which a cold memory becomes a stub (gains a summary).
     stub_below: float = Field(0.05, ge=0.0, le=1.0)
     #: Archive active memories older than this many days (None: never by age).
-    max_age_days: float | None = Field(None, gt=0)
+    archive_after_days: float | None = Field(None, gt=0)
     #: Archive active memories with retention below this (None: never by retention).
     #: Off by default: FINDINGS.md shows decay-driven forgetting burying old answers.
     archive_below: float | None = Field(None, ge=0.0, le=1.0)
@@ -98,9 +98,9 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
     counts["shadowed"], shadowed = _run(store, "maintenance/shadow", **base)
     counts["expired"], expired = _run(store, "maintenance/expire", **base)
     counts["archived"], archived = 0, []
-    if opts.max_age_days is not None or opts.archive_below is not None:
+    if opts.archive_after_days is not None or opts.archive_below is not None:
         counts["archived"], archived = _run(store, "maintenance/archive", **base, decay=table,
-                                            max_age_days=opts.max_age_days,
+                                            max_age_days=opts.archive_after_days,
                                             archive_below=opts.archive_below)
     counts["cold"], cooling = _run(store, "maintenance/cool", **base, decay=table,
                                    cold_below=opts.cold_below,

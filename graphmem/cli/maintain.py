@@ -36,7 +36,7 @@ def sweep(
     """Maintenance: shadow superseded memories, expire TTLs, move tiers (hot, cold, stub),
     prune dead links, consolidate and reflect. Never deletes a memory."""
     options = SweepOptions(cold_below=cold_below, stub_below=stub_below,
-                           max_age_days=archive_after_days, archive_below=archive_below)
+                           archive_after_days=archive_after_days, archive_below=archive_below)
     with open_memory(scope, now) as mem:
         report = mem.sweep(all_scopes=all_scopes, dry_run=dry_run, options=options)
     for warning in report.warnings:

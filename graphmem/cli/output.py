@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 
 import typer
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 if TYPE_CHECKING:
@@ -85,6 +85,12 @@ def handled(fn: Callable[P, R]) -> Callable[P, R]:
         except GraphmemError as e:
             err().print(f"error: {e.one_line()}", markup=False, highlight=False)
             raise typer.Exit(e.exit_code) from None
+        except ValidationError as e:  # options a command built from its flags
+            problem = e.errors()[0]
+            field = "--" + "-".join(str(p) for p in problem["loc"]).replace("_", "-")
+            message = problem["msg"].removeprefix("Value error, ")
+            err().print(f"error: {field}: {message}", markup=False, highlight=False)
+            raise typer.Exit(1) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
 

@@ -253,6 +253,11 @@ def test_lifecycle_commands(cli: CliRunner, mem: GraphMem) -> None:
     assert missing.exit_code == 1 and "no memory with id nobody" in missing.stderr
     bad = cli.invoke(app, ["link", "a", "b", "--weight", "3"])
     assert bad.exit_code == 1 and "weight" in bad.stderr
+    for flags, named in ((["--cold-below", "2"], "--cold-below"),
+                         (["--archive-after-days", "-1"], "--archive-after-days")):
+        bad = cli.invoke(app, ["sweep", *flags])
+        assert bad.exit_code == 1 and bad.stderr.startswith(f"error: {named}: "), bad.stderr
+        assert bad.stderr.count("\n") == 1
 
 
 def test_bench_sweep_runs_on_a_small_store(cli: CliRunner, tmp_path) -> None:

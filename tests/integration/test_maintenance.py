@@ -78,7 +78,7 @@ def test_archiving_by_age_or_retention_is_opt_in_and_spares_core_and_procedural(
     at(mem, 300).remember({"id": "new", "kind": "episodic",
                            "text": "Retro of the search revamp went well"})
     assert mem.sweep(options=QUIET).counts["archived"] == 0  # off by default
-    by_age = SweepOptions(consolidate=False, reflect=False, max_age_days=200)
+    by_age = SweepOptions(consolidate=False, reflect=False, archive_after_days=200)
     dry = mem.sweep(dry_run=True, options=by_age)
     report = mem.sweep(options=by_age)
     assert report.counts["archived"] == 1 and dry.counts == report.counts

@@ -27,7 +27,7 @@ def test_feedback_numbers_are_the_specs() -> None:
 
 
 @pytest.mark.parametrize("bad", [{"cold_below": 1.5}, {"prune_below": -0.1},
-                                 {"group_min": 1}, {"max_age_days": 0}])
+                                 {"group_min": 1}, {"archive_after_days": 0}])
 def test_sweep_options_refuse_nonsense(bad: dict) -> None:
     with pytest.raises(ValidationError):
         SweepOptions(**bad)
