@@ -280,6 +280,8 @@ class GraphMem:
               dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
         """Run maintenance (lifecycle, tiers, link pruning, consolidation, reflection) over
         one scope, or every scope with `all_scopes`; never deletes a memory."""
+        if all_scopes and scope:
+            raise InputError("give a scope or all scopes, not both", field="all_scopes")
         target = None if all_scopes else (valid_scope(scope) or self.settings.scope)
         return maintenance.sweep(self, scope=target, now=self.now(),
                                  decay=self.settings.decay_table(), options=options,
@@ -301,6 +303,8 @@ class GraphMem:
     def overview(self, *, scope: str | None = None,
                  all_scopes: bool = False) -> maintenance.Overview:
         """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""
+        if all_scopes and scope:
+            raise InputError("give a scope or all scopes, not both", field="all_scopes")
         return maintenance.overview(self.store, None if all_scopes else self._scope(scope))
 
     def feedback(self, memory_id: str, *, used: bool,

@@ -325,7 +325,20 @@ def main() -> None:
     # The driver logs retries as warnings; the CLI reports failures itself, in one line.
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
     logging.getLogger("neo4j").propagate = False
-    app()
+    # Typer's own errors (a missing argument, an unknown flag) follow graphmem's rule too:
+    # one line on stderr naming what is wrong, exit 1 (2 is kept for an unusable Neo4j).
+    try:
+        code = app(standalone_mode=False)
+    except typer.Abort:
+        code = 130
+    except typer.TyperException as e:
+        if not e.format_message():  # no command given: the help was printed
+            sys.exit(0)
+        ctx = getattr(e, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        print(f"error: {e.format_message()}{where}", file=sys.stderr)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 __all__ = ["app", "main"]

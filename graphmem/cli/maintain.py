@@ -35,6 +35,7 @@ def sweep(
 ) -> None:
     """Maintenance: shadow superseded memories, expire TTLs, move tiers (hot, cold, stub),
     prune dead links, consolidate and reflect. Never deletes a memory."""
+    _one_target(scope, all_scopes)
     options = SweepOptions(cold_below=cold_below, stub_below=stub_below,
                            archive_after_days=archive_after_days, archive_below=archive_below)
     with open_memory(scope, now) as mem:
@@ -58,6 +59,7 @@ def sweep(
 def overview(all_scopes: AllOpt = False, scope: ScopeOpt = None,
              as_json: JsonOpt = False) -> None:
     """Counts per kind, scope, tier and lifecycle, links by kind, contributors, last sweep."""
+    _one_target(scope, all_scopes)
     with open_memory(scope) as mem:
         view = mem.overview(all_scopes=all_scopes)
 
@@ -187,6 +189,11 @@ def browse(
            "style": browser.style_command(), "paste": browser.paste(name, params)}
     emit(out, as_json, lambda c: (c.print(out["url"]), c.print(out["style"], markup=False),
                                   c.print(out["paste"], markup=False)))
+
+
+def _one_target(scope: str | None, all_scopes: bool) -> None:
+    if scope and all_scopes:
+        raise InputError("give --scope or --all-scopes, not both", field="--all-scopes")
 
 
 COMMANDS = (sweep, overview, feedback, update, history, link, forget, browse)

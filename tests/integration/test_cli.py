@@ -258,6 +258,8 @@ def test_lifecycle_commands(cli: CliRunner, mem: GraphMem) -> None:
         bad = cli.invoke(app, ["sweep", *flags])
         assert bad.exit_code == 1 and bad.stderr.startswith(f"error: {named}: "), bad.stderr
         assert bad.stderr.count("\n") == 1
+    both = cli.invoke(app, ["overview", "--scope", "x", "--all-scopes"])
+    assert both.exit_code == 1 and "--all-scopes" in both.stderr
 
 
 def test_bench_sweep_runs_on_a_small_store(cli: CliRunner, tmp_path) -> None:
