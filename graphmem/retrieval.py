@@ -206,9 +206,10 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
             "rrf_k": opts.rrf_k, "scan": False,
         }
-        rows = store.read("recall/candidates", **params)
-        if params["vector"] is not None:
-            rows = _complete_vector_list(store, rows, params)
+        if params["vector"] is None:
+            rows = store.read("recall/candidates", **params)
+        else:
+            rows = _vector_candidates(store, params, (scope, *opts.layers))
     if opts.hops > 0:
         hits = associate(store, rows, vector, common, opts)
     else:
@@ -218,19 +219,27 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                         took_ms=round(took, 2))
 
 
-def _complete_vector_list(store: Store, rows: list[dict[str, Any]],
-                          params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Ask again until the vector list is this scope's true top `fetch`: other scopes can
-    fill the index's neighbours, so first ask the index for ten times more, then scan."""
+def _vector_candidates(store: Store, params: dict[str, Any],
+                       key: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Candidates whose vector list is this scope's true top `fetch`. The index cannot
+    filter, and other scopes can fill its neighbours, so the depth steps up (the index
+    asked for `fetch`, then ten times more, then an exact scan of the scope) until enough
+    pass; the depth that sufficed is where the scope's next recall starts."""
     fetch = params["fetch"]
-    for index_fetch in (fetch * 10, None):
+    depths = ({"index_fetch": fetch, "scan": False},
+              {"index_fetch": fetch * 10, "scan": False},
+              {"index_fetch": fetch, "scan": True})
+    depth = store.vector_depth.get(key, 0)
+    while True:
+        asked = {**params, **depths[depth]}
+        rows = store.read("recall/candidates", **asked)
         found = rows[0]["vector_found"] if rows else 0
-        returned = rows[0]["index_returned"] if rows else params["index_fetch"]
-        if found >= fetch or returned < params["index_fetch"]:
-            return rows  # enough, or the index holds nothing more
-        params = {**params, "index_fetch": index_fetch or fetch, "scan": index_fetch is None}
-        rows = store.read("recall/candidates", **params)
-    return rows
+        returned = rows[0]["index_returned"] if rows else asked["index_fetch"]
+        if (asked["scan"] or found >= fetch or returned < asked["index_fetch"]
+                or depth == len(depths) - 1):
+            store.vector_depth[key] = depth
+            return rows
+        depth += 1
 
 
 def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,

@@ -60,6 +60,9 @@ class Store:
         self.driver = driver
         self.settings = settings
         self.database = settings.neo4j_database
+        #: How deep recall had to ask the vector index last time, per (scope, layers):
+        #: other scopes crowd a scope's neighbours, and asking deep at once saves a trip.
+        self.vector_depth: dict[tuple[str, ...], int] = {}
 
     @classmethod
     def connect(cls, settings: Settings) -> Store:

@@ -190,6 +190,16 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
             assert sorted(h.id for h in hits) == ["own-0", "own-1", "own-2"], mode
             if mode != "keyword":  # the vector list was completed, not left empty
                 assert all(h.vector_rank is not None for h in hits), mode
+        # The scope's next recall asks as deep as the last one needed, in one trip.
+        reads: list[str] = []
+        read = mem.store.read
+        mem.store.read = lambda name, **p: reads.append(name) or read(name, **p)
+        try:
+            hits = mem.recall("storm logs", mode="vector", hops=0, candidates=10,
+                              reinforce=False).hits
+        finally:
+            del mem.store.read
+        assert reads == ["recall/candidates"] and len(hits) == 3
     finally:
         mem.store.autocommit("admin/delete_scope", scope=crowd)
 
