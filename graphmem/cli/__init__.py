@@ -307,6 +307,9 @@ def render_hits(c, result: RecallResult) -> None:
 
 for _command in maintain_cmd.COMMANDS:
     app.command()(_command)
+# Seed 000 calls the periodic sweep a tick; both names run it.
+app.command("tick", help="The same as `sweep` (seed 000's name for the periodic run).")(
+    maintain_cmd.sweep)
 
 
 @app.command("mcp")

@@ -241,6 +241,8 @@ def test_lifecycle_commands(cli: CliRunner, mem: GraphMem) -> None:
     assert [e["relation"] for e in json.loads(done.stdout)] == ["this", "older"]
     done = run("sweep", "--now", "2026-01-01", "--dry-run")
     assert done.exit_code == 0 and json.loads(done.stdout)["dry_run"] is True
+    tick = json.loads(run("tick", "--now", "2026-01-01", "--dry-run").stdout)
+    assert tick["counts"] == json.loads(done.stdout)["counts"]  # tick is sweep
     done = run("sweep", "--now", "2026-01-01")
     assert done.exit_code == 0 and json.loads(done.stdout)["counts"]["cold"] >= 1
     view = json.loads(run("overview").stdout)
