@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from graphmem import (
     formats,
     ingest,
     maintenance,
+    packs,
     reinforcement,
     retrieval,
     schema,
@@ -219,6 +220,36 @@ class GraphMem:
         if not collector.records and not collector.skipped:
             raise InputError("no records found in the input")
         return self.write(collector.records, self.write_options(**options),
+                          skipped=collector.skipped, progress=progress)
+
+    def export(self, *, scope: str | None = None, include_shadowed: bool = False,
+               include_archived: bool = False, versions: bool = False) -> Iterator[MemoryIn]:
+        """A scope's memories as pack records (JSONL lines `remember` and `import_pack`
+        accept), oldest first: active ones, plus shadowed or archived ones if asked."""
+        lifecycles = ["active", *(["shadowed"] if include_shadowed else []),
+                      *(["archived"] if include_archived else [])]
+        return packs.export(self.store, self._scope(scope), lifecycles=lifecycles,
+                            versions=versions)
+
+    def import_pack(self, source: str | Path | Iterable[MemoryIn | dict[str, Any]], *,
+                    scope: str | None = None, id_prefix: str | None = None,
+                    skip_invalid: bool = False, progress: bool = False) -> WriteReport:
+        """Write a pack (a JSONL file, or records) into a scope as one all-or-nothing
+        batch. The signal gate is off (a pack was gated when it was made); the secret
+        scanner still runs. `id_prefix` renames its ids, so a pack fits several scopes."""
+        collector = Collector(skip_invalid)
+        if isinstance(source, str | Path):
+            formats.read(Path(source), "records", collector)
+        else:
+            for i, r in enumerate(source, start=1):
+                if isinstance(r, MemoryIn):
+                    collector.records.append(Numbered(i, r, "<api>"))
+                else:
+                    collector.add(r, "<api>", i)
+        records = collector.records
+        if id_prefix:
+            records = packs.with_prefix(records, id_prefix)
+        return self.write(records, self.write_options(scope=scope, signal_gate=False),
                           skipped=collector.skipped, progress=progress)
 
     def write(self, records: Sequence[Numbered], opts: ingest.WriteOptions, *,

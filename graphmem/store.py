@@ -106,6 +106,15 @@ class Store:
                                      default_access_mode=neo4j.READ_ACCESS) as session:
                 return [r.data() for r in session.run(query(name), params)]
 
+    def stream(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
+        """Run a named read query and yield its rows as they arrive (for exports that
+        should not hold a whole scope in memory)."""
+        with translate_errors(self.settings):  # noqa: SIM117
+            with self.driver.session(database=self.database,
+                                     default_access_mode=neo4j.READ_ACCESS) as session:
+                for record in session.run(query(name), params):
+                    yield record.data()
+
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named write query in its own managed transaction and return its rows."""
         return self.write_tx(lambda tx: run(tx, name, **params))

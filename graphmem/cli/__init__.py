@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from graphmem import formats
+from graphmem import formats, packs
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import maintain as maintain_cmd
@@ -303,6 +303,62 @@ def render_hits(c, result: RecallResult) -> None:
     c.print(table)
     c.print(f"{len(result.hits)} hits in {result.took_ms:.0f} ms "
             f"(mode {result.mode}, scope {result.scope})")
+
+
+@app.command("export")
+@handled
+def export_cmd(
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Write the pack here (default: stdout).")] = None,
+    include_shadowed: Annotated[bool, typer.Option(
+        "--include-shadowed", help="Also superseded memories.")] = False,
+    include_archived: Annotated[bool, typer.Option(
+        "--include-archived", help="Also archived (expired, soft-forgotten) memories.")] = False,
+    scope: ScopeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a scope's memories as a pack: JSONL records that `graphmem import` (or
+    `remember`) writes again, into this scope or another (to mount as a --layer)."""
+    with open_memory(scope) as mem:
+        records = mem.export(include_shadowed=include_shadowed,
+                             include_archived=include_archived)
+        n = 0
+        with contextlib.ExitStack() as stack:
+            if out is None:
+                sink = sys.stdout
+            else:
+                try:
+                    sink = stack.enter_context(out.open("w", encoding="utf-8"))
+                except OSError as e:
+                    raise InputError(f"cannot write: {e}", source=str(out)) from None
+            for record in records:
+                sink.write(packs.to_line(record) + "\n")
+                n += 1
+        scope_name = mem.settings.scope
+    summary = {"scope": scope_name, "memories": n, "out": str(out) if out else None}
+    if out is not None:
+        emit(summary, as_json, lambda c: c.print(f"{n} memories of {scope_name} → {out}"))
+    else:
+        say(f"{n} memories of {scope_name} exported")
+
+
+@app.command("import")
+@handled
+def import_cmd(
+    pack: Annotated[Path, typer.Argument(help="A pack from `graphmem export` (JSONL).")],
+    id_prefix: Annotated[str | None, typer.Option(
+        help="Put this before every id of the pack (an id lives in one scope).")] = None,
+    skip_invalid: SkipInvalidOpt = False,
+    scope: ScopeOpt = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a pack into a scope as one batch (the signal gate is off; the secret scanner
+    runs). Importing the same pack again updates the same memories."""
+    with open_memory(scope, now) as mem:
+        report = mem.import_pack(pack, id_prefix=id_prefix, skip_invalid=skip_invalid,
+                                 progress=show_progress(0))
+    finish_write(report, as_json)
 
 
 for _command in maintain_cmd.COMMANDS:

@@ -280,3 +280,26 @@ def test_browse_prints_the_url_and_a_query_to_paste(cli: CliRunner) -> None:
     out = json.loads(done.stdout)
     assert out["url"].endswith(":7474/browser/") and out["query"] == "explore/neighbourhood"
     assert out["paste"].startswith(':param id => "m-1"\nMATCH (m:Memory {id: $id})')
+
+
+def test_export_then_import_through_the_cli(cli: CliRunner, mem: GraphMem, scope: str,
+                                            tmp_path) -> None:
+    mem.remember([{"id": "n1", "text": "Staging runs on the k3s cluster in Frankfurt"},
+                  {"id": "n2", "text": "Nightly backups go to the cold-storage bucket"}])
+    done = cli.invoke(app, ["export"])
+    assert done.exit_code == 0, done.stderr
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == ["n1", "n2"]
+    assert "2 memories" in done.stderr
+    pack = tmp_path / "p.jsonl"
+    done = cli.invoke(app, ["export", "--out", str(pack), "--json"])
+    assert json.loads(done.stdout) == {"scope": scope, "memories": 2, "out": str(pack)}
+    copy = scope + "-copy"
+    try:
+        done = cli.invoke(app, ["import", str(pack), "--scope", copy, "--id-prefix", "c-",
+                                "--json"])
+        assert done.exit_code == 0, done.stderr
+        assert json.loads(done.stdout)["counts"] == {"created": 2}
+        again = cli.invoke(app, ["import", str(pack), "--scope", copy])  # ids clash
+        assert again.exit_code == 1 and "already belongs to scope" in again.stderr
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=copy)

@@ -1,0 +1,69 @@
+"""Packs (SPEC "Feedback, layers, scopes, loading"): a scope's memories as JSONL records
+that `remember` accepts, so a scope can be backed up, moved, or shared and mounted
+read-only as a layer by other scopes.
+
+A pack carries content and provenance (text, kind, importance, confidence, source, tags,
+metadata, times, session, supersession, manual links), not usage: access counts,
+stability and co-retrieval links start afresh where it is imported, and entities and
+synaptic links are derived again by the write path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from graphmem.records import Numbered, validate
+from graphmem.store import Store
+from graphmem.types import LinkIn, MemoryIn, MemoryOut
+
+
+def export(store: Store, scope: str, *, lifecycles: list[str],
+           versions: bool = False) -> Iterator[MemoryIn]:
+    """The memories of `scope` in the given lifecycles as records, oldest first."""
+    from graphmem.api import to_memory
+
+    for row in store.stream("admin/export_scope", scope=scope, lifecycles=lifecycles,
+                            versions=versions):
+        yield as_record(to_memory(row), row["links"])
+
+
+def to_line(record: MemoryIn) -> str:
+    """One pack line: the record's JSON without empty fields."""
+    data = record.model_dump(mode="json", exclude_none=True)
+    return json.dumps({k: v for k, v in data.items() if v not in ([], {})},
+                      ensure_ascii=False)
+
+
+def as_record(m: MemoryOut, links: list[dict[str, Any]]) -> MemoryIn:
+    """A stored memory as the record that writes it again (without its scope, so the
+    importer chooses one)."""
+    return MemoryIn(
+        id=m.id, text=m.text, kind=m.kind, visibility=m.visibility,
+        importance=m.importance if m.importance is not None else 0.5,
+        confidence=m.confidence, source=m.source or "import", tags=m.tags,
+        metadata=m.metadata, created_at=m.created_at, valid_until=m.valid_until,
+        added_by=m.added_by, session=m.sessions[0] if m.sessions else None,
+        supersedes=m.supersedes[0] if m.supersedes else None,
+        links=[LinkIn(id=link["id"], weight=link["weight"]) for link in links])
+
+
+def with_prefix(records: Sequence[Numbered], prefix: str) -> list[Numbered]:
+    """The records with `prefix` before every id they hold or point at, so one pack can
+    live in several scopes (an id belongs to one scope). Checked again, line by line."""
+    out = []
+    for n in records:
+        r = n.record
+        changes: dict[str, Any] = {}
+        if r.id:
+            changes["id"] = prefix + r.id
+        if r.supersedes:
+            changes["supersedes"] = prefix + r.supersedes
+        if r.links:
+            changes["links"] = [{"id": prefix + x} if isinstance(x, str)
+                                else {"id": prefix + x.id, "weight": x.weight} for x in r.links]
+        data = r.model_dump(exclude_unset=True) | changes
+        out.append(replace(n, record=validate(data, n.source, n.line)))
+    return out
