@@ -11,12 +11,9 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
+from graphmem import budgets
 from graphmem.store import Store
 
-#: Share of L1's slots per kind (SPEC "Read path", step 4); what a kind leaves unused
-#: goes to the best remaining memories of any kind.
-BUDGETS = {"semantic": 0.40, "episodic": 0.25, "procedural": 0.20, "heuristic": 0.075,
-           "core": 0.075}
 LETTERS = {"semantic": "S", "episodic": "E", "procedural": "P", "heuristic": "H",
            "core": "C", "reflection": "R"}
 MAX_LINE_CHARS = 200
@@ -66,20 +63,8 @@ def build(store: Store, scope: str, now: datetime, *, top: int = 20,
     parts = ", ".join(f"{n} {kind}" for kind, n in counts.items())
     identity = f"[Memory: {total} entries{', ' + parts if parts else ''}]"
     rows = store.read("context/top", scope=scope, now=now, limit=max(top * 10, 100))
-    quota = {k: max(1, round(share * top)) for k, share in BUDGETS.items()}
-    by_kind: dict[str, list[dict]] = {}
-    for row in rows:
-        by_kind.setdefault(row["kind"], []).append(row)
-    chosen: list[dict] = []
-    # First the budgets, round-robin across kinds (each kind's best first), so a tight
-    # token budget still holds every kind; then unused slots go to the best of any kind.
-    while len(chosen) < top and any(quota.get(k, 0) > 0 and xs for k, xs in by_kind.items()):
-        for kind, xs in by_kind.items():
-            if len(chosen) < top and quota.get(kind, 0) > 0 and xs:
-                quota[kind] -= 1
-                chosen.append(xs.pop(0))
-    rest = sorted((r for xs in by_kind.values() for r in xs), key=lambda r: -r["score"])
-    chosen += rest[:max(0, top - len(chosen))]
+    # Type budgets first, so a tight token budget still holds every kind.
+    chosen = budgets.select(rows, top, kind=lambda r: r["kind"])
     # Packed in the order chosen, so the budgeted kinds get their room before the extras;
     # shown best first.
     packed: list[tuple[float, ContextLine]] = []

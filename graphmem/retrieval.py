@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from graphmem import budgets
 from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
@@ -60,6 +61,9 @@ class RecallOptions(BaseModel):
     include_archived: bool = False
     case_sensitive: bool = False
     layers: list[str] = []
+    #: Type budgets over the answer (SPEC step 4): semantic 40 %, episodic 25 %,
+    #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
+    diverse: bool = False
     temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
     layer_factor: float = 0.8
     rrf_k: int = Field(5, ge=1)
@@ -188,14 +192,17 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
         "kinds": opts.kinds, "filters": _filters(opts.filters),
         "temporal": opts.temporal_weight, "layer_factor": opts.layer_factor,
-        "decay": cypher_params(opts.decay), "now": as_utc(now), "k": opts.top_k,
+        "decay": cypher_params(opts.decay), "now": as_utc(now),
+        # Diversity picks from a deeper ranking than it returns.
+        "k": opts.top_k * opts.pool_factor if opts.diverse else opts.top_k,
     }
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
                           **common)
     else:
         fetch = max(opts.candidates, opts.top_k)
-        pool = min(fetch, opts.top_k * opts.pool_factor) if opts.hops > 0 else opts.top_k
+        pool = (min(fetch, opts.top_k * opts.pool_factor) if opts.hops > 0 or opts.diverse
+                else opts.top_k)
         params = {
             **common,
             "k": pool, "hydrate": opts.hops == 0,
@@ -214,6 +221,9 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         hits = associate(store, rows, vector, common, opts)
     else:
         hits = [to_hit(r) for r in rows]
+    if opts.diverse:
+        hits = sorted(budgets.select(hits, opts.top_k, kind=lambda h: h.kind),
+                      key=lambda h: -h.score)
     took = (time.perf_counter() - started) * 1000
     return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
                         took_ms=round(took, 2))

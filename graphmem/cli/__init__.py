@@ -247,6 +247,9 @@ def recall(
     include_archived: Annotated[bool, typer.Option("--include-archived")] = False,
     case_sensitive: Annotated[bool, typer.Option(
         "--case-sensitive", help="Exact mode: match case.")] = False,
+    diverse: Annotated[bool, typer.Option(
+        "--diverse", help="Type budgets: semantic 40 %, episodic 25 %, procedural 20 %, "
+        "heuristic and core 15 % of the hits.")] = False,
     no_reinforce: Annotated[bool, typer.Option(
         "--no-reinforce", help="Leave stability, access counts and links as they are.")
     ] = False,
@@ -269,7 +272,7 @@ def recall(
             query, top_k=top_k, mode=mode, alpha=alpha, hops=hops, kinds=kind or None,
             filters=wanted, layers=layer or [], include_shadowed=include_shadowed,
             include_archived=include_archived, case_sensitive=case_sensitive,
-            reinforce=not no_reinforce)
+            diverse=diverse, reinforce=not no_reinforce)
     emit(result, as_json, lambda c: render_hits(c, result))
 
 

@@ -327,3 +327,19 @@ def test_cypher_and_python_agree_on_retention(mem: GraphMem) -> None:
         expected = retention(SPEC[h.kind], created_at=created, now=mem.now(),
                              importance=0.8, confidence=0.3)
         assert h.retention == pytest.approx(expected, rel=1e-9), h.kind
+
+
+def test_diverse_recall_gives_each_kind_its_share(mem: GraphMem) -> None:
+    mem.remember([{"id": f"fact-{i}", "kind": "semantic",
+                   "text": f"Deploy pipeline fact {i}: the Argo CD deploy pipeline"}
+                  for i in range(8)]
+                 + [{"id": "how", "kind": "procedural",
+                     "text": "To ship a release by hand, press sync in the web console"},
+                    {"id": "when", "kind": "episodic",
+                     "text": "Yesterday the release stalled for an hour before lunch"}])
+    plain = mem.recall("argo cd deploy pipeline release", top_k=4, hops=0, reinforce=False).hits
+    assert {h.kind for h in plain} == {"semantic"}  # the near-copies fill the answer
+    mixed = mem.recall("argo cd deploy pipeline release", top_k=4, hops=0, diverse=True,
+                       reinforce=False).hits
+    assert {h.id for h in mixed} >= {"how", "when"} and len(mixed) == 4
+    assert [h.score for h in mixed] == sorted((h.score for h in mixed), reverse=True)
