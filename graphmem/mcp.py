@@ -81,11 +81,13 @@ def build(mem: GraphMem) -> MCPServer:
             description="hybrid (default) unless you need exact words.")] = "hybrid",
         kinds: Annotated[list[Kind] | None, Field(description="Only these kinds.")] = None,
         hops: Annotated[int, Field(ge=0, le=2, description="Association depth.")] = 2,
+        diverse: Annotated[bool, Field(description="Mix kinds (facts, events, procedures, "
+                                       "rules) instead of the best of one kind.")] = False,
     ) -> dict[str, Any]:
         """The memories that best answer the query, best first, each with its score's
         parts; memories reached by association carry the path that reached them."""
         result = _call(lambda: mem.recall(query, top_k=top_k, mode=mode, kinds=kinds,
-                                          hops=hops))
+                                          hops=hops, diverse=diverse))
         return result.model_dump(mode="json")
 
     @server.tool(name="memory_update")
