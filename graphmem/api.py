@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from graphmem import (
     context,
     edits,
+    embed,
     formats,
     ingest,
     maintenance,
@@ -80,11 +81,7 @@ class GraphMem:
         summarizer: Summarizer | None = None,
     ) -> None:
         self.settings = settings or load_settings()
-        self.embedder = embedder or Embedder(
-            self.settings.embedding_model,
-            device=self.settings.embedding_device,
-            batch_size=self.settings.embedding_batch_size,
-        )
+        self.embedder = embedder or embed.from_settings(self.settings)
         self._now = as_utc(now) if now else None
         #: Writes consolidation summaries (extractive unless GRAPHMEM_SUMMARY_URL is set).
         self.summarizer = summarizer or summarize.from_settings(self.settings)

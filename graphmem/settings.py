@@ -84,6 +84,12 @@ class Settings(BaseSettings):
     summary_timeout: float = Field(30.0, gt=0)
 
     embedding_model: str = "all-MiniLM-L6-v2"
+    #: An OpenAI-compatible endpoint (".../v1") that embeds instead of the local model;
+    #: `embedding_model` is then the endpoint's model name. Opt-in: it sends every text.
+    embedding_url: str | None = None
+    embedding_api_key: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("GRAPHMEM_EMBEDDING_API_KEY", "OPENAI_API_KEY",
+                                            "embedding_api_key"))
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_device: str = "cpu"
 
@@ -102,7 +108,7 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not a plain name (letters, digits, underscore)")
         return value
 
-    @field_validator("summary_url")
+    @field_validator("summary_url", "embedding_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):

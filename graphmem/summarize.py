@@ -8,13 +8,11 @@ the extractive summary and the sweep reports why, so a flaky endpoint never stop
 
 from __future__ import annotations
 
-import json
 import re
-import urllib.error
-import urllib.request
 from typing import TYPE_CHECKING, Protocol
 
 from graphmem.errors import GraphmemError
+from graphmem.openai_compat import post
 
 if TYPE_CHECKING:
     from graphmem.settings import Settings
@@ -75,21 +73,8 @@ class ChatSummarizer:
         body = {"model": self.model, "temperature": 0,
                 "messages": [{"role": "system", "content": SYSTEM_PROMPT},
                              {"role": "user", "content": f"Topic: {topic}\nNotes:\n{notes}"}]}
-        headers = {"Content-Type": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        request = urllib.request.Request(self.url, data=json.dumps(body).encode(),
-                                         headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                answer = json.loads(response.read())
-        except urllib.error.HTTPError as e:
-            raise SummaryError(f"summary endpoint {self.url} answered HTTP {e.code}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as e:
-            reason = getattr(e, "reason", e)
-            raise SummaryError(f"summary endpoint {self.url} unreachable: {reason}") from None
-        except ValueError:
-            raise SummaryError(f"summary endpoint {self.url} did not answer JSON") from None
+        answer = post(self.url, body, api_key=self._key, timeout=self.timeout,
+                      error=SummaryError, what="summary endpoint")
         try:
             text = answer["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):

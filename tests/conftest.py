@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -103,8 +103,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 class ChatEndpoint:
-    """A local stand-in for an OpenAI-compatible `/v1/chat/completions` endpoint: it
-    answers `reply` (or `status`, or `raw` bytes) and keeps every request it got."""
+    """A local stand-in for an OpenAI-compatible endpoint: `/v1/chat/completions` answers
+    `reply`, `/v1/embeddings` answers what `embed` makes of the input (or either answers
+    `status`, or `raw` bytes); every request is kept."""
 
     def __init__(self) -> None:
         import json
@@ -114,6 +115,7 @@ class ChatEndpoint:
         self.reply: str = "A summary."
         self.status = 200
         self.raw: bytes | None = None
+        self.embed: Callable[[list[str]], list[list[float]]] | None = None
         self.requests: list[tuple[dict, dict]] = []
         endpoint = self
 
@@ -121,9 +123,15 @@ class ChatEndpoint:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 endpoint.requests.append((dict(self.headers), body | {"path": self.path}))
-                payload = endpoint.raw if endpoint.raw is not None else json.dumps(
-                    {"choices": [{"message": {"role": "assistant",
-                                              "content": endpoint.reply}}]}).encode()
+                if endpoint.raw is not None:
+                    payload = endpoint.raw
+                elif self.path.endswith("/embeddings") and endpoint.embed:
+                    payload = json.dumps({"data": [
+                        {"index": i, "embedding": v}
+                        for i, v in enumerate(endpoint.embed(body["input"]))]}).encode()
+                else:
+                    payload = json.dumps({"choices": [{"message": {
+                        "role": "assistant", "content": endpoint.reply}}]}).encode()
                 self.send_response(endpoint.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
