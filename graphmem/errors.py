@@ -55,6 +55,10 @@ class Neo4jUnavailable(EnvironmentProblem):
     """The server does not answer, refuses the credentials, or lacks the database."""
 
 
+class Neo4jBusy(EnvironmentProblem):
+    """The server gave up on a transaction (a deadlock, a timeout) after the retries."""
+
+
 class SchemaMismatch(EnvironmentProblem):
     """The graph's indexes do not fit this configuration (e.g. vector dimension)."""
 

@@ -6,6 +6,7 @@ credentials or a missing database become `Neo4jUnavailable` (exit 2) with a hint
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -14,13 +15,14 @@ import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
 from neo4j import exceptions as nx
 
-from graphmem.errors import ConfigError, GraphmemError, Neo4jUnavailable
+from graphmem.errors import ConfigError, GraphmemError, Neo4jBusy, Neo4jUnavailable
 from graphmem.queries import query
 from graphmem.settings import Settings
 
 T = TypeVar("T")
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
+AUTOCOMMIT_ATTEMPTS = 3
 
 
 @contextmanager
@@ -38,6 +40,9 @@ def translate_errors(settings: Settings) -> Iterator[None]:
         ) from e
     except (nx.ServiceUnavailable, nx.SessionExpired, OSError) as e:
         raise Neo4jUnavailable(f"Neo4j is not reachable at {uri}", START_HINT) from e
+    except nx.TransientError as e:  # e.g. a deadlock with a concurrent writer, retries spent
+        raise Neo4jBusy(f"Neo4j at {uri} could not finish: {e.code}",
+                        "run it again") from e
     except nx.ConfigurationError as e:
         raise ConfigError(f"cannot use NEO4J_URI {uri!r}: {e}") from e
     except nx.ClientError as e:
@@ -129,10 +134,20 @@ class Store:
                 return session.execute_write(work)
 
     def autocommit(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named query in an auto-commit transaction (needed for CALL … IN TRANSACTIONS)."""
-        with translate_errors(self.settings):  # noqa: SIM117
-            with self.driver.session(database=self.database) as session:
-                return [r.data() for r in session.run(query(name), params)]
+        """Run a named query in an auto-commit transaction (needed for CALL … IN
+        TRANSACTIONS). Every such query is idempotent (it selects only what still needs
+        its change), so a transient failure, such as a deadlock with a concurrent writer,
+        is retried: what the failed attempt committed is then not in the returned count."""
+        with translate_errors(self.settings):
+            for attempt in range(AUTOCOMMIT_ATTEMPTS):
+                try:
+                    with self.driver.session(database=self.database) as session:
+                        return [r.data() for r in session.run(query(name), params)]
+                except nx.TransientError as e:
+                    if not e.is_retryable() or attempt == AUTOCOMMIT_ATTEMPTS - 1:
+                        raise
+                    time.sleep(0.2 * 2 ** attempt)
+        raise AssertionError("unreachable")
 
 
 def run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
