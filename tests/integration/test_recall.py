@@ -337,9 +337,9 @@ def test_diverse_recall_gives_each_kind_its_share(mem: GraphMem) -> None:
                      "text": "To ship a release by hand, press sync in the web console"},
                     {"id": "when", "kind": "episodic",
                      "text": "Yesterday the release stalled for an hour before lunch"}])
-    plain = mem.recall("argo cd deploy pipeline release", top_k=4, hops=0, reinforce=False).hits
+    plain = mem.recall("argo cd deploy pipeline", top_k=4, hops=0, reinforce=False).hits
     assert {h.kind for h in plain} == {"semantic"}  # the near-copies fill the answer
-    mixed = mem.recall("argo cd deploy pipeline release", top_k=4, hops=0, diverse=True,
+    mixed = mem.recall("argo cd deploy pipeline", top_k=4, hops=0, diverse=True,
                        reinforce=False).hits
     assert {h.id for h in mixed} >= {"how", "when"} and len(mixed) == 4
     assert [h.score for h in mixed] == sorted((h.score for h in mixed), reverse=True)

