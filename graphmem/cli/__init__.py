@@ -30,6 +30,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Docstrings are wrapped at 90 columns; markdown joins their lines into paragraphs.
+    rich_markup_mode="markdown",
 )
 app.add_typer(server_cmd.app, name="server")
 app.add_typer(bench_cmd.app, name="bench")

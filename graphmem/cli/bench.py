@@ -15,7 +15,7 @@ from graphmem.errors import InputError
 from graphmem.settings import load_settings
 
 app = typer.Typer(help="Benchmarks on real data; each prints its figures.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, rich_markup_mode="markdown")
 
 
 @app.command("ingest")

@@ -12,7 +12,7 @@ from graphmem.server import LocalServer, ServerStatus
 from graphmem.settings import load_settings
 
 app = typer.Typer(help="Run a local Neo4j 5.26 + Browser assembled from Maven Central.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, rich_markup_mode="markdown")
 
 
 def _render(status: ServerStatus) -> Callable[[Console], None]:
