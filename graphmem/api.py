@@ -201,7 +201,7 @@ class GraphMem:
         progress: bool = False,
         **options: Any,
     ) -> WriteReport:
-        """Read files (records, text, Markdown, LoCoMo, chat) and store them.
+        """Read files or folders (records, text, Markdown, LoCoMo, chat) and store them.
 
         Everything is read and validated before anything is written; `options` are those
         of `write_options` (scope, kind, session, …).
@@ -212,8 +212,8 @@ class GraphMem:
             raise InputError(f"unknown format {fmt!r} (one of {', '.join(formats.FORMATS)})",
                              field="--format")
         collector = Collector(skip_invalid)
-        for path in paths:
-            formats.read(Path(path), fmt, collector, split=split)  # type: ignore[arg-type]
+        for path in formats.expand(Path(p) for p in paths):
+            formats.read(path, fmt, collector, split=split)  # type: ignore[arg-type]
         if not collector.records and not collector.skipped:
             raise InputError("no records found in the input")
         return self.write(collector.records, self.write_options(**options),

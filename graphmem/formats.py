@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +36,25 @@ _LOCOMO_DATE = "%I:%M %p on %d %B, %Y"
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
+
+
+def expand(paths: Iterable[Path]) -> list[Path]:
+    """The files to read: each file as given, and for a folder every file below it whose
+    suffix names a format (JSON included), skipping hidden ones, in path order."""
+    suffixes = {*_SUFFIXES, ".json"}
+    files: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found = sorted(p for p in path.rglob("*") if p.is_file()
+                       and p.suffix.lower() in suffixes
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        if not found:
+            raise InputError(f"no {', '.join(sorted(suffixes))} files in this folder",
+                             source=str(path))
+        files += found
+    return files
 
 
 def read_text(path: Path) -> str:

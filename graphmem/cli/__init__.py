@@ -135,7 +135,8 @@ def remember(
 @handled
 def ingest(
     paths: Annotated[list[Path], typer.Argument(
-        help="Files: NDJSON/JSONL records, text, Markdown, LoCoMo or chat transcripts.")],
+        help="Files or folders: NDJSON/JSONL records, text, Markdown, LoCoMo or chat "
+        "transcripts (a folder: every such file below it).")],
     fmt: Annotated[str, typer.Option(
         "--format", help=f"One of {', '.join(formats.FORMATS)}.")] = "auto",
     split: Annotated[str, typer.Option(

@@ -127,6 +127,27 @@ def test_ingest_markdown_then_get_and_flags(cli: CliRunner, mem: GraphMem, tmp_p
     assert missing.exit_code == 1 and "no memory with id no-such-id" in missing.stderr
 
 
+def test_ingest_a_folder_reads_every_known_file_below_it(cli: CliRunner, mem: GraphMem,
+                                                        tmp_path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "ops").mkdir(parents=True)
+    (docs / ".git").mkdir()
+    (docs / "intro.md").write_text("The billing service owns invoices and refunds.\n")
+    (docs / "ops" / "oncall.txt").write_text("Page the on-call lead through PagerDuty.\n")
+    (docs / "ops" / "facts.jsonl").write_text('{"id": "f1", "text": "Staging is in Frankfurt"}\n')
+    (docs / ".git" / "notes.md").write_text("A hidden file that must not be read.\n")
+    (docs / "logo.png").write_bytes(b"\x89PNG")
+    done = cli.invoke(app, ["ingest", str(docs), "--json"])
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["counts"] == {"created": 3}
+    files = {m.metadata.get("file") for m in mem.get(limit=10, meta=None) if m.metadata}
+    assert {"intro.md", "oncall.txt"} <= files and mem.get(["f1"])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = cli.invoke(app, ["ingest", str(empty)])
+    assert done.exit_code == 1 and "files in this folder" in done.stderr
+
+
 def test_ingest_a_file_in_no_known_format(cli: CliRunner, tmp_path) -> None:
     blob = tmp_path / "data.bin"
     blob.write_text("just words", encoding="utf-8")
