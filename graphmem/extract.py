@@ -155,8 +155,14 @@ young kind sort lots woah whoa woohoo phew nope oof kudos fyi mm
 """
 _COMMON = (set(_COMMON_WORDS.split()) | set(MONTHS) | set(WEEKDAYS) | set(_NUMBER_WORDS)
            | _HONORIFICS)
+# Common words that begin many place and title names ("New York", "Little Women"): at
+# the start of a sentence they are kept when a capitalised, uncommon word follows.
+_NAME_PREFIXES = {"new", "old", "great", "little", "big", "grand", "north", "south", "east",
+                  "west", "upper", "lower", "saint", "san", "santa", "los", "las", "el", "fort",
+                  "mount", "lake", "port", "royal", "united", "good", "red", "black", "white"}
 # Capitalised for grammar wherever they stand.
 _ALWAYS_COMMON = ({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"} | _HONORIFICS | set(MONTHS)
+                  | (set(_MONTH_ABBR) - {"may"})
                   | set(WEEKDAYS) | {d[:3] for d in WEEKDAYS} | {"tues", "thurs"})
 
 
@@ -353,6 +359,9 @@ def _proper_noun(text: str, m: re.Match[str],
     at_sentence_start = _SENTENCE_START.search(text[:start]) is not None
     while words:
         base = _base(words[0])
+        if (base in _NAME_PREFIXES and len(words) > 1 and words[1][:1].isupper()
+                and not _common(_base(words[1]), lowercase)):
+            break
         if base in _ALWAYS_COMMON or (at_sentence_start and _common(base, lowercase)):
             start += len(words[0]) + 1
             words = words[1:]

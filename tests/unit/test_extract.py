@@ -42,6 +42,21 @@ def test_words_capitalised_by_grammar_are_not_entities() -> None:
     assert found == ["name:mel", "name:caroline"]
 
 
+def test_names_that_begin_with_a_common_word_keep_it_at_a_sentence_start() -> None:
+    assert keys("New York City is where Caroline moved.") == ["name:new york city",
+                                                              "name:caroline"]
+    assert keys("Little Women is the book Mel loves.") == ["name:little women", "name:mel"]
+    assert keys("Great job, Caroline!") == ["name:caroline"]  # a prefix word alone is not
+    assert keys("New things happen in Berlin.") == ["name:berlin"]
+    batch = RuleExtractor().extract_many(["New York was loud.", "I bought a new car."],
+                                         [AT, AT])
+    assert [e.key for e in batch[0]] == ["name:new york"]  # "new" seen lower case: still
+
+
+def test_month_abbreviations_are_dates_not_names() -> None:
+    assert "name:nov" not in keys("The freeze starts Nov 26 and ends Dec 1.")
+
+
 def test_a_batch_teaches_which_words_are_common() -> None:
     texts = ["Painting is my favourite thing.", "I love painting with Oscar."]
     batch = RuleExtractor().extract_many(texts, [AT, AT])
