@@ -216,7 +216,9 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         if params["vector"] is None:
             rows = store.read("recall/candidates", **params)
         else:
-            rows = _vector_candidates(store, params, (scope, *opts.layers))
+            key = (scope, tuple(opts.layers), tuple(opts.kinds or ()),
+                   repr(sorted(opts.filters.items())), tuple(opts.lifecycles()))
+            rows = _vector_candidates(store, params, key)
     if opts.hops > 0:
         hits = associate(store, rows, vector, common, opts)
     else:
@@ -229,17 +231,25 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                         took_ms=round(took, 2))
 
 
+#: Recalls that reuse the vector depth another needed before starting from the top again.
+DEPTH_REUSE = 100
+
+
 def _vector_candidates(store: Store, params: dict[str, Any],
-                       key: tuple[str, ...]) -> list[dict[str, Any]]:
+                       key: tuple[Any, ...]) -> list[dict[str, Any]]:
     """Candidates whose vector list is this scope's true top `fetch`. The index cannot
     filter, and other scopes can fill its neighbours, so the depth steps up (the index
     asked for `fetch`, then ten times more, then an exact scan of the scope) until enough
-    pass; the depth that sufficed is where the scope's next recall starts."""
+    pass. The depth that sufficed is where the next recall with the same scope and
+    filters starts, for DEPTH_REUSE recalls; then it starts from the top again, since a
+    scope that grows may no longer need a scan."""
     fetch = params["fetch"]
     depths = ({"index_fetch": fetch, "scan": False},
               {"index_fetch": fetch * 10, "scan": False},
               {"index_fetch": fetch, "scan": True})
-    depth = store.vector_depth.get(key, 0)
+    depth, uses = store.vector_depth.get(key, (0, 0))
+    if uses >= DEPTH_REUSE:
+        depth, uses = 0, 0
     while True:
         asked = {**params, **depths[depth]}
         rows = store.read("recall/candidates", **asked)
@@ -247,7 +257,7 @@ def _vector_candidates(store: Store, params: dict[str, Any],
         returned = rows[0]["index_returned"] if rows else asked["index_fetch"]
         if (asked["scan"] or found >= fetch or returned < asked["index_fetch"]
                 or depth == len(depths) - 1):
-            store.vector_depth[key] = depth
+            store.vector_depth[key] = (depth, uses + 1)
             return rows
         depth += 1
 

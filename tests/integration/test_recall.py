@@ -200,6 +200,11 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
         finally:
             del mem.store.read
         assert reads == ["recall/candidates"] and len(hits) == 3
+        # A filtered recall keeps its own depth: it cannot push unfiltered ones to a scan.
+        mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
+                   reinforce=False)
+        depths = {k[2]: d for k, d in mem.store.vector_depth.items() if k[0] == scope}
+        assert set(depths) == {(), ("core",)} and depths[("core",)][0] == 2  # scanned
     finally:
         mem.store.autocommit("admin/delete_scope", scope=crowd)
 
