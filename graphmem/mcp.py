@@ -10,6 +10,7 @@ error the agent can read, never as a crash.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -83,11 +84,16 @@ def build(mem: GraphMem) -> MCPServer:
         hops: Annotated[int, Field(ge=0, le=2, description="Association depth.")] = 2,
         diverse: Annotated[bool, Field(description="Mix kinds (facts, events, procedures, "
                                        "rules) instead of the best of one kind.")] = False,
+        since: Annotated[datetime | None, Field(
+            description="Only memories written at or after this ISO-8601 time.")] = None,
+        until: Annotated[datetime | None, Field(
+            description="Only memories written before this ISO-8601 time.")] = None,
     ) -> dict[str, Any]:
         """The memories that best answer the query, best first, each with its score's
         parts; memories reached by association carry the path that reached them."""
         result = _call(lambda: mem.recall(query, top_k=top_k, mode=mode, kinds=kinds,
-                                          hops=hops, diverse=diverse))
+                                          hops=hops, diverse=diverse, since=since,
+                                          until=until))
         return result.model_dump(mode="json")
 
     @server.tool(name="memory_update")

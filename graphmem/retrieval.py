@@ -22,7 +22,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from graphmem import budgets
 from graphmem.decay import SPEC, Curve, cypher_params
@@ -61,6 +61,9 @@ class RecallOptions(BaseModel):
     include_archived: bool = False
     case_sensitive: bool = False
     layers: list[str] = []
+    #: Only memories written in [since, until) (their created_at), e.g. "last week".
+    since: datetime | None = None
+    until: datetime | None = None
     #: Type budgets over the answer (SPEC step 4): semantic 40 %, episodic 25 %,
     #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
     diverse: bool = False
@@ -113,6 +116,17 @@ class RecallOptions(BaseModel):
         from graphmem.types import canonical_kind
 
         return None if value is None else [canonical_kind(k) for k in value]
+
+    @field_validator("since", "until")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+    @model_validator(mode="after")
+    def _period(self) -> RecallOptions:
+        if self.since and self.until and self.since >= self.until:
+            raise ValueError("since must be before until")
+        return self
 
     def lifecycles(self) -> list[str]:
         """The lifecycles this recall may return."""
@@ -191,6 +205,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     common = {
         "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
         "kinds": opts.kinds, "filters": _filters(opts.filters),
+        "since": opts.since, "until": opts.until,
         "temporal": opts.temporal_weight, "layer_factor": opts.layer_factor,
         "decay": cypher_params(opts.decay), "now": as_utc(now),
         # Diversity picks from a deeper ranking than it returns.
@@ -217,7 +232,8 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             rows = store.read("recall/candidates", **params)
         else:
             key = (scope, tuple(opts.layers), tuple(opts.kinds or ()),
-                   repr(sorted(opts.filters.items())), tuple(opts.lifecycles()))
+                   repr(sorted(opts.filters.items())), tuple(opts.lifecycles()),
+                   opts.since, opts.until)
             rows = _vector_candidates(store, params, key)
     if opts.hops > 0:
         hits = associate(store, rows, vector, common, opts)
@@ -279,7 +295,8 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
         seeds=opts.seeds, hops=opts.hops, width=opts.width, beta=opts.association,
         vector=vector, link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
         hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
-        **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters", "now",
+        **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters",
+                                  "since", "until", "now",
                                   "temporal", "layer_factor", "decay", "k")})
     hits = []
     for r in rows:

@@ -12,8 +12,8 @@
 // Params: $pool (direct candidates, best first: list of {id, score}), $seeds (int),
 //         $hops (0, 1 or 2), $width (memories kept per hop), $beta, $k, $vector (list of
 //         float or null: no bonus factor without it), $scope, $layers, $lifecycles,
-//         $kinds, $filters, $now, $link_tau, $entity_weight, $hub_limit, $hop_decay,
-//         $temporal, $layer_factor, $decay.
+//         $kinds, $filters, $since, $until, $now, $link_tau, $entity_weight, $hub_limit,
+//         $hop_decay, $temporal, $layer_factor, $decay.
 // Returns, best first and at most $k: id, memory (properties without the embedding),
 //          direct (bool), score, activation (the bonus, null if not reached), hop,
 //          from, step (the path's last step), prev ({from, step} of a hop-2 path's first
@@ -42,6 +42,7 @@ CALL () {
     AND (n.scope = $scope OR (n.scope IN $layers AND n.visibility = 'public'))
     AND n.lifecycle IN $lifecycles AND ($kinds IS NULL OR n.kind IN $kinds)
     AND all(x IN $filters WHERE n[x.key] IN x.values)
+    AND ($since IS NULL OR n.created_at >= $since) AND ($until IS NULL OR n.created_at < $until)
   WITH n, from, act, step ORDER BY act DESC
   WITH n, collect({from: from, step: step})[0] AS best, sum(act) AS activation
   ORDER BY activation DESC, n.id
@@ -71,6 +72,7 @@ CALL (hop1) {
     AND (n.scope = $scope OR (n.scope IN $layers AND n.visibility = 'public'))
     AND n.lifecycle IN $lifecycles AND ($kinds IS NULL OR n.kind IN $kinds)
     AND all(x IN $filters WHERE n[x.key] IN x.values)
+    AND ($since IS NULL OR n.created_at >= $since) AND ($until IS NULL OR n.created_at < $until)
   WITH n, from, act, step ORDER BY act DESC
   WITH n, collect({from: from, step: step})[0] AS best, sum(act) AS activation
   ORDER BY activation DESC, n.id

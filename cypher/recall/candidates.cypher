@@ -1,6 +1,7 @@
 // recall/candidates — direct hits: vector and full-text candidates, fused and scored.
 // Either list can be off ($vector or $lucene null). Each list is ranked after the
-// filters (scope and visibility, lifecycle, kind, metadata) and holds at most $fetch.
+// filters (scope and visibility, lifecycle, kind, metadata, written in [$since, $until))
+// and holds at most $fetch.
 // The full-text query names its scopes itself (scope_key), so other scopes cannot crowd
 // it. The vector index cannot filter: it is asked for $index_fetch neighbours, and when
 // fewer than $fetch of them pass while it returned all it was asked for, the caller asks
@@ -14,6 +15,7 @@
 //         $vector_index, $index_fetch (int), $text_index, $fetch (int, per list),
 //         $scope, $layers (read-only scopes),
 //         $lifecycles, $kinds (list or null), $filters (list of {key, values}),
+//         $since, $until (datetime or null),
 //         $alpha (float or null), $rrf_k (int), $temporal (0..1), $layer_factor,
 //         $decay (map), $now (datetime), $k (int), $hydrate (bool: return memory).
 // Returns: id, memory (properties without the embedding; null unless $hydrate),
@@ -30,7 +32,9 @@ CALL () {
   WITH size(returned) AS returned, [x IN returned
     WHERE (x.m.scope = $scope OR (x.m.scope IN $layers AND x.m.visibility = 'public'))
       AND x.m.lifecycle IN $lifecycles AND ($kinds IS NULL OR x.m.kind IN $kinds)
-      AND all(f IN $filters WHERE x.m[f.key] IN f.values)][..$fetch] AS found
+      AND all(f IN $filters WHERE x.m[f.key] IN f.values)
+      AND ($since IS NULL OR x.m.created_at >= $since)
+      AND ($until IS NULL OR x.m.created_at < $until)][..$fetch] AS found
   // One row even when nothing passed, so that index_returned reaches the caller.
   UNWIND CASE WHEN size(found) = 0 THEN [null] ELSE range(0, size(found) - 1) END AS i
   RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
@@ -43,6 +47,8 @@ CALL () {
     AND node.embedding IS NOT NULL
     AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
     AND all(f IN $filters WHERE node[f.key] IN f.values)
+    AND ($since IS NULL OR node.created_at >= $since)
+    AND ($until IS NULL OR node.created_at < $until)
   WITH node, vector.similarity.cosine(node.embedding, $vector) AS score
   ORDER BY score DESC
   LIMIT $fetch
@@ -58,6 +64,8 @@ CALL () {
   WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
     AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
     AND all(f IN $filters WHERE node[f.key] IN f.values)
+    AND ($since IS NULL OR node.created_at >= $since)
+    AND ($until IS NULL OR node.created_at < $until)
   WITH node, score ORDER BY score DESC
   WITH collect({m: node, s: score}) AS found
   UNWIND range(0, size(found) - 1) AS i

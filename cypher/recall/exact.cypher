@@ -2,12 +2,14 @@
 // tier (perfect recall: cold and stub memories are found too). Scans the caller's scope
 // (range index on scope) and the mounted layers.
 // Params: $text, $case_sensitive (bool), $scope, $layers, $lifecycles, $kinds, $filters,
+//         $since, $until (datetime or null: written in [since, until)),
 //         $temporal, $layer_factor, $decay, $now, $k.
 // Returns: as recall/candidates (relevance 1.0 for every match).
 MATCH (m:Memory)
 WHERE (m.scope = $scope OR (m.scope IN $layers AND m.visibility = 'public'))
   AND m.lifecycle IN $lifecycles AND ($kinds IS NULL OR m.kind IN $kinds)
   AND all(f IN $filters WHERE m[f.key] IN f.values)
+  AND ($since IS NULL OR m.created_at >= $since) AND ($until IS NULL OR m.created_at < $until)
   AND CASE WHEN $case_sensitive THEN m.text CONTAINS $text
            ELSE toLower(m.text) CONTAINS toLower($text) END
 WITH m, $decay[m.kind] AS d,

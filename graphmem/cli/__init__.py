@@ -17,7 +17,16 @@ from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import maintain as maintain_cmd
 from graphmem.cli import server as server_cmd
-from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory, say
+from graphmem.cli.output import (
+    JsonOpt,
+    NowOpt,
+    ScopeOpt,
+    emit,
+    handled,
+    open_memory,
+    parse_now,
+    say,
+)
 from graphmem.errors import InputError, NotFoundError
 from graphmem.records import Collector, parse_records
 from graphmem.types import RecallResult, WriteReport
@@ -250,6 +259,10 @@ def recall(
     include_archived: Annotated[bool, typer.Option("--include-archived")] = False,
     case_sensitive: Annotated[bool, typer.Option(
         "--case-sensitive", help="Exact mode: match case.")] = False,
+    since: Annotated[str | None, typer.Option(
+        help="Only memories written at or after this ISO-8601 date-time.")] = None,
+    until: Annotated[str | None, typer.Option(
+        help="Only memories written before this ISO-8601 date-time.")] = None,
     diverse: Annotated[bool, typer.Option(
         "--diverse", help="Type budgets: semantic 40 %, episodic 25 %, procedural 20 %, "
         "heuristic and core 15 % of the hits.")] = False,
@@ -275,6 +288,7 @@ def recall(
             query, top_k=top_k, mode=mode, alpha=alpha, hops=hops, kinds=kind or None,
             filters=wanted, layers=layer or [], include_shadowed=include_shadowed,
             include_archived=include_archived, case_sensitive=case_sensitive,
+            since=parse_now(since, "--since"), until=parse_now(until, "--until"),
             diverse=diverse, reinforce=not no_reinforce)
     emit(result, as_json, lambda c: render_hits(c, result))
 

@@ -65,14 +65,14 @@ def emit(result: BaseModel | dict[str, Any] | list[Any], as_json: bool,
         render(out())
 
 
-def parse_now(value: str | None) -> datetime | None:
-    """Parse `--now` (ISO-8601; naive means UTC)."""
+def parse_now(value: str | None, flag: str = "--now") -> datetime | None:
+    """Parse a date-time flag such as `--now` (ISO-8601; naive means UTC)."""
     if value is None:
         return None
     try:
         return as_utc(datetime.fromisoformat(value))
     except ValueError:
-        raise InputError(f"{value!r} is not an ISO-8601 date-time", field="--now") from None
+        raise InputError(f"{value!r} is not an ISO-8601 date-time", field=flag) from None
 
 
 def handled(fn: Callable[P, R]) -> Callable[P, R]:

@@ -50,7 +50,8 @@ def test_an_agent_stores_recalls_and_gives_feedback_over_mcp(mem: GraphMem) -> N
             assert created["status"] == "created"
 
             recalled = await client.call_tool("memory_recall", {
-                "query": "when does on-call rotate?", "top_k": 3, "diverse": True})
+                "query": "when does on-call rotate?", "top_k": 3, "diverse": True,
+                "since": "2000-01-01T00:00:00Z"})
             hits = _payload(recalled)["hits"]
             assert hits and hits[0]["id"] == created["id"]
 

@@ -348,3 +348,25 @@ def test_diverse_recall_gives_each_kind_its_share(mem: GraphMem) -> None:
                        reinforce=False).hits
     assert {h.id for h in mixed} >= {"how", "when"} and len(mixed) == 4
     assert [h.score for h in mixed] == sorted((h.score for h in mixed), reverse=True)
+
+
+def test_since_and_until_keep_to_a_period_in_every_mode_and_hop(mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "jan", "text": "Standup: the search index rebuild started",
+         "created_at": "2024-01-10T09:00:00Z", "session": "s"},
+        {"id": "feb", "text": "Standup: the search index rebuild finished",
+         "created_at": "2024-02-10T09:00:00Z", "session": "s",
+         "links": [{"id": "jan", "weight": 1.0}]},
+        {"id": "mar", "text": "Standup: the search index rebuild was rolled back",
+         "created_at": "2024-03-10T09:00:00Z"},
+    ])
+    window = {"since": datetime(2024, 2, 1, tzinfo=UTC), "until": datetime(2024, 3, 1)}
+    for mode in ("hybrid", "vector", "keyword", "exact"):
+        query = "search index rebuild" if mode != "exact" else "search index"
+        got = [h.id for h in mem.recall(query, mode=mode, hops=2, reinforce=False,
+                                        **window).hits]
+        assert got == ["feb"], mode  # jan is linked to feb, yet outside the period
+    assert {h.id for h in mem.recall("search index rebuild", hops=0, reinforce=False,
+                                     since=datetime(2024, 2, 1)).hits} == {"feb", "mar"}
+    with pytest.raises(InputError, match="since must be before until"):
+        mem.recall("x", since=datetime(2024, 3, 1), until=datetime(2024, 2, 1))
