@@ -249,6 +249,8 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
 
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100
+#: Scope-and-filter combinations whose vector depth is remembered (least recent go first).
+DEPTH_KEYS = 1024
 
 
 def _vector_candidates(store: Store, params: dict[str, Any],
@@ -273,7 +275,10 @@ def _vector_candidates(store: Store, params: dict[str, Any],
         returned = rows[0]["index_returned"] if rows else asked["index_fetch"]
         if (asked["scan"] or found >= fetch or returned < asked["index_fetch"]
                 or depth == len(depths) - 1):
+            store.vector_depth.pop(key, None)  # re-inserted last: the dict stays LRU
             store.vector_depth[key] = (depth, uses + 1)
+            if len(store.vector_depth) > DEPTH_KEYS:  # a long-lived server sees many filters
+                store.vector_depth.pop(next(iter(store.vector_depth)))
             return rows
         depth += 1
 
