@@ -343,17 +343,24 @@ def export_cmd(
         records = mem.export(include_shadowed=include_shadowed,
                              include_archived=include_archived)
         n = 0
+        # A file is written beside its place and moved there whole, so a failed export
+        # never leaves half a pack under the name asked for.
+        part = out.with_name(out.name + ".part") if out is not None else None
         with contextlib.ExitStack() as stack:
-            if out is None:
+            if part is None:
                 sink = sys.stdout
             else:
                 try:
-                    sink = stack.enter_context(out.open("w", encoding="utf-8"))
+                    sink = stack.enter_context(part.open("w", encoding="utf-8"))
                 except OSError as e:
                     raise InputError(f"cannot write: {e}", source=str(out)) from None
+                stack.callback(part.unlink, missing_ok=True)
             for record in records:
                 sink.write(packs.to_line(record) + "\n")
                 n += 1
+            if part is not None:
+                sink.close()
+                part.replace(out)
         scope_name = mem.settings.scope
     summary = {"scope": scope_name, "memories": n, "out": str(out) if out else None}
     if out is not None:
