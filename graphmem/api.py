@@ -34,6 +34,7 @@ from graphmem.context import Context
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.extract import Extractor, load_extractor
+from graphmem.gates import secret_reason, shown
 from graphmem.maintenance import SweepOptions, SweepReport
 from graphmem.model import VISIBILITIES
 from graphmem.records import Collector, Numbered, validate
@@ -141,9 +142,13 @@ class GraphMem:
         visibility: str | None = None,
         session: str | None = None,
         signal_gate: bool = True,
+        allow_forgotten: bool = False,
     ) -> ingest.WriteOptions:
         """The write path's options: the call's values, then configuration."""
         s = self.settings
+        for name, value in (("--added-by", added_by or s.added_by), ("--session", session)):
+            if value is not None and (reason := secret_reason(value)):
+                raise InputError(f"refused: it {reason} (the value is not shown)", field=name)
         if kind is not None:
             try:
                 kind = canonical_kind(kind)
@@ -152,13 +157,14 @@ class GraphMem:
         if visibility is not None and visibility not in VISIBILITIES:
             raise InputError(f"visibility must be one of {', '.join(VISIBILITIES)}",
                              field="visibility")
-        if session is not None and not SESSION_NAME.match(session):
+        if session is not None and not SESSION_NAME.fullmatch(session):
             raise InputError("a session name is 1-200 characters without '#' or newlines",
                              field="session")
         return ingest.WriteOptions(
             scope=valid_scope(scope) or s.scope, now=self.now(),
             added_by=added_by or s.added_by, kind=kind, visibility=visibility,
-            session=session, signal_gate=signal_gate, batch_size=s.write_batch_size,
+            session=session, signal_gate=signal_gate, allow_forgotten=allow_forgotten,
+            batch_size=s.write_batch_size,
             dedup_threshold=s.dedup_threshold, synaptic_threshold=s.synaptic_threshold,
             synaptic_max_links=s.synaptic_max_links,
         )
@@ -173,10 +179,12 @@ class GraphMem:
         visibility: str | None = None,
         session: str | None = None,
         signal_gate: bool = True,
+        allow_forgotten: bool = False,
     ) -> WriteReport:
         """Store one text, one record or many records as one all-or-nothing batch.
 
         Records the gates refuse come back as `rejected` with the reason; the rest land.
+        A record a hard forget removed is refused unless `allow_forgotten`.
         """
         if isinstance(records, str | MemoryIn | dict):
             records = [records]
@@ -188,7 +196,7 @@ class GraphMem:
             numbered.append(Numbered(i, rec, "<api>"))
         opts = self.write_options(scope=scope, added_by=added_by, kind=kind,
                                   visibility=visibility, session=session,
-                                  signal_gate=signal_gate)
+                                  signal_gate=signal_gate, allow_forgotten=allow_forgotten)
         return self.write(numbered, opts)
 
     def ingest(
@@ -209,7 +217,7 @@ class GraphMem:
         if split not in ("paragraph", "section"):
             raise InputError("split must be 'paragraph' or 'section'", field="--split")
         if fmt not in formats.FORMATS:
-            raise InputError(f"unknown format {fmt!r} (one of {', '.join(formats.FORMATS)})",
+            raise InputError(f"unknown format {shown(fmt)} (one of {', '.join(formats.FORMATS)})",
                              field="--format")
         collector = Collector(skip_invalid)
         for path in formats.expand(Path(p) for p in paths):
@@ -230,7 +238,8 @@ class GraphMem:
 
     def import_pack(self, source: str | Path | Iterable[MemoryIn | dict[str, Any]], *,
                     scope: str | None = None, id_prefix: str | None = None,
-                    skip_invalid: bool = False, progress: bool = False) -> WriteReport:
+                    skip_invalid: bool = False, progress: bool = False,
+                    allow_forgotten: bool = False) -> WriteReport:
         """Write a pack (a JSONL file, or records) into a scope as one all-or-nothing
         batch. The signal gate is off (a pack was gated when it was made); the secret
         scanner still runs. `id_prefix` renames its ids, so a pack fits several scopes."""
@@ -246,7 +255,8 @@ class GraphMem:
         records = collector.records
         if id_prefix:
             records = packs.with_prefix(records, id_prefix)
-        return self.write(records, self.write_options(scope=scope, signal_gate=False),
+        return self.write(records, self.write_options(scope=scope, signal_gate=False,
+                                                      allow_forgotten=allow_forgotten),
                           skipped=collector.skipped, progress=progress)
 
     def write(self, records: Sequence[Numbered], opts: ingest.WriteOptions, *,
@@ -264,8 +274,8 @@ class GraphMem:
         """
         key, values = None, []
         if meta is not None:
-            if not META_KEY.match(meta[0]):
-                raise InputError(f"metadata key {meta[0]!r} must be letters, digits or _",
+            if not META_KEY.fullmatch(meta[0]):
+                raise InputError(f"metadata key {shown(meta[0])} must be letters, digits or _",
                                  field="--meta")
             key, values = f"meta.{meta[0]}", [meta[1]]
             if isinstance(meta[1], str):
@@ -294,11 +304,11 @@ class GraphMem:
         for layer in opts.layers:
             valid_scope(layer, "layers")
         now = self.now()
-        result = retrieval.recall(self.store, self.embedder, query,
-                                  scope=valid_scope(scope) or self.settings.scope,
-                                  now=now, options=opts)
-        if opts.reinforce and (item := reinforcement.plan(result.hits, now=now, opts=opts,
-                                                          embedder=self.embedder)):
+        target = valid_scope(scope) or self.settings.scope
+        result = retrieval.recall(self.store, self.embedder, query, scope=target, now=now,
+                                  options=opts)
+        if opts.reinforce and (item := reinforcement.plan(result.hits, scope=target, now=now,
+                                                          opts=opts, embedder=self.embedder)):
             if self._reinforcer is None:
                 self._reinforcer = Reinforcer(self.store)
             self._reinforcer.submit(item)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from graphmem.errors import InputError, NotFoundError
+from graphmem.gates import shown
 from graphmem.types import MemoryIn, MemoryOut, WriteReport
 
 if TYPE_CHECKING:
@@ -48,6 +49,9 @@ class ForgetResult(BaseModel):
     mode: Literal["soft", "hard"]
     at: datetime
     versions_deleted: int = 0
+    #: Memories made from this one (consolidation summaries, reflections naming what only
+    #: it mentioned), forgotten with it so no copy of its text remains.
+    derived_deleted: list[str] = []
 
 
 class HistoryEntry(BaseModel):
@@ -61,20 +65,21 @@ class HistoryEntry(BaseModel):
 def check(mem: GraphMem, ids: list[str], scope: str, *, allow_stub: bool = True) -> None:
     """Raise NotFoundError unless every id is a memory of `scope` (naming a hard-forgotten
     one as such); InputError for a stub when `allow_stub` is False."""
-    found = {r["id"]: r for r in mem.store.read("edit/state", ids=ids)}
+    found = {r["id"]: r for r in mem.store.read("edit/state", ids=ids, scope=scope)}
     for mid in ids:
         row = found.get(mid)
-        if row is not None and row["scope"] == scope:
+        if row is not None and row["scope"] is not None:
             if not allow_stub and row["tier"] == "stub":
-                raise InputError(f"memory {mid} is a stub: recall it first to bring it back",
+                raise InputError(f"memory {shown(mid)} is a stub: recall it first to bring it "
+                                 "back",
                                  field="id")
             continue
         if row is not None and row["tombstone"] and row["tombstone"]["scope"] == scope:
             t = row["tombstone"]
-            raise NotFoundError(f"memory {mid} was forgotten for good at "
+            raise NotFoundError(f"memory {shown(mid)} was forgotten for good at "
                                 f"{t['forgotten_at'].to_native().isoformat()} by "
                                 f"{t.get('forgotten_by') or 'unknown'}")
-        raise NotFoundError(f"no memory with id {mid} in scope {scope}")
+        raise NotFoundError(f"no memory with id {shown(mid)} in scope {shown(scope)}")
 
 
 def feedback(mem: GraphMem, mid: str, *, used: bool, scope: str) -> FeedbackResult:
@@ -141,6 +146,7 @@ def forget(mem: GraphMem, mid: str, *, scope: str, hard: bool = False) -> Forget
     by = mem.settings.added_by
     if hard:
         row = mem.store.write("edit/forget_hard", id=mid, scope=scope, now=now, by=by)[0]
-        return ForgetResult(id=mid, mode="hard", at=now, versions_deleted=row["versions"])
+        return ForgetResult(id=mid, mode="hard", at=now, versions_deleted=row["versions"],
+                            derived_deleted=row["derived"])
     mem.store.write("edit/forget_soft", id=mid, scope=scope, now=now, by=by)
     return ForgetResult(id=mid, mode="soft", at=now)

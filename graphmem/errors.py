@@ -59,6 +59,11 @@ class Neo4jBusy(EnvironmentProblem):
     """The server gave up on a transaction (a deadlock, a timeout) after the retries."""
 
 
+class Neo4jRefused(EnvironmentProblem):
+    """The server failed a query for a reason graphmem does not map (a version without a
+    feature, a server-side error): exit 2, with the server's error code."""
+
+
 class SchemaMismatch(EnvironmentProblem):
     """The graph's indexes do not fit this configuration (e.g. vector dimension)."""
 

@@ -234,7 +234,10 @@ def _dates(text: str, at: datetime | None) -> list[tuple[int, EntityRef]]:
         add(m, m.group(1))
     if at is not None:
         for m in _RELATIVE.finditer(text):
-            add(m, _relative_date(m, at))
+            try:
+                add(m, _relative_date(m, at))
+            except (OverflowError, ValueError):  # "999999999 days ago" names no calendar day
+                continue
     return found
 
 

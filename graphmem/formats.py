@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from graphmem.errors import InputError
+from graphmem.gates import shown
 from graphmem.records import Collector, normalise, parse_records
-from graphmem.types import MAX_TEXT_CHARS, as_utc
+from graphmem.types import DATE_RANGE, MAX_TEXT_CHARS, as_utc
 
 Format = Literal["auto", "records", "text", "markdown", "locomo", "chat"]
 FORMATS: tuple[str, ...] = ("auto", "records", "text", "markdown", "locomo", "chat")
@@ -60,7 +61,7 @@ def expand(paths: Iterable[Path]) -> list[Path]:
 def read_text(path: Path) -> str:
     """A file's text, or an InputError naming the file."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")  # a byte-order mark is not content
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read: {e}", source=str(path)) from None
 
@@ -74,7 +75,7 @@ def detect(path: Path, data: str) -> str:
     if stripped[:1] in "{[":
         try:
             whole = json.loads(data)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return "records"  # NDJSON, or broken JSON that the records parser will name
         first = whole[0] if isinstance(whole, list) and whole else whole
         if isinstance(first, dict):
@@ -110,7 +111,7 @@ def read(path: Path, fmt: str, collector: Collector, *, split: Split = "paragrap
     elif fmt == "chat":
         _chat(_load_json(data, source), source, collector)
     else:
-        raise InputError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})",
+        raise InputError(f"unknown format {shown(fmt)} (one of {', '.join(FORMATS)})",
                          field="--format")
 
 
@@ -120,6 +121,8 @@ def _load_json(data: str, source: str) -> Any:
     except json.JSONDecodeError as e:
         raise InputError(f"malformed JSON: {e.msg} (column {e.colno})", source=source,
                          line=e.lineno) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source=source) from None
 
 
 def blocks(data: str, *, markdown: bool, split: Split = "paragraph"
@@ -187,7 +190,7 @@ def locomo_date(value: Any, source: str, field: str) -> datetime:
     try:
         return as_utc(datetime.strptime(str(value).strip(), _LOCOMO_DATE))
     except ValueError:
-        raise InputError(f"{value!r} is not a date like '1:56 pm on 8 May, 2023'",
+        raise InputError(f"{shown(value)} is not a date like '1:56 pm on 8 May, 2023'",
                          source=source, field=field) from None
 
 
@@ -285,5 +288,5 @@ def _iso(value: Any, source: str, field: str) -> datetime | None:
     try:
         return as_utc(datetime.fromisoformat(str(value)))
     except ValueError:
-        raise InputError(f"{value!r} is not an ISO-8601 date-time", source=source,
-                         field=field) from None
+        raise InputError(f"{shown(value)} is not an ISO-8601 date-time {DATE_RANGE}",
+                         source=source, field=field) from None

@@ -84,6 +84,22 @@ def secret_reason(text: str) -> str | None:
     return None
 
 
+#: Longest stretch of a value an error message quotes.
+SHOWN_CHARS = 60
+
+
+def shown(value: object) -> str:
+    """`value` as an error message may quote it: repr'd (so a newline cannot split the
+    message), cut to SHOWN_CHARS, and withheld entirely if the secret scanner objects."""
+    text = value if isinstance(value, str) else str(value)
+    reason = secret_reason(text)
+    if reason:
+        return f"<value withheld: it {reason}>"
+    if len(text) > SHOWN_CHARS:
+        return repr(text[:SHOWN_CHARS]) + "…"
+    return repr(text)
+
+
 #: Shorter texts carry too little to recall by (after trimming).
 MIN_SIGNAL_CHARS = 12
 MIN_SIGNAL_WORDS = 3

@@ -1,37 +1,42 @@
 """The write path: records → gates → embedding → dedup/confirmation → entities →
-sessions and synaptic tagging → one write transaction per batch (SPEC "Write path").
+sessions and synaptic tagging → one write transaction per input (SPEC "Write path").
 
 Identity decides what a record can become:
 - a caller's `id`, or a file format's stable key (a LoCoMo turn, a Markdown paragraph),
-  names the memory: it is created, or updated in place when it exists;
+  names the memory within its scope: it is created, or updated in place when it exists;
 - otherwise the text is the identity: the same normalised text, or cosine ≥
   `dedup_threshold` with an active memory of the same scope and kind, *confirms* that
   memory (seed 004) instead of creating a near copy.
 
-Every input is validated and every id it references checked before the first write; each
-batch is then one transaction, so a batch lands whole or not at all.
+Every input is validated and every id it references checked before the first write; the
+whole input is then one transaction (written in batches of statements), so it lands
+whole or not at all. Near-duplicates are found against what is stored and within each
+batch: the vector index sees a transaction's new memories only once it commits.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import numpy as np
+from neo4j import ManagedTransaction, Transaction
 
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.extract import Extractor
-from graphmem.gates import secret_reason, signal_reason
+from graphmem.gates import secret_reason, shown, signal_reason
 from graphmem.progress import bar
 from graphmem.records import Numbered, content_hash, generated_id, normalise
-from graphmem.schema import VECTOR_INDEX, scope_key
-from graphmem.store import Store, run
+from graphmem.schema import VECTOR_INDEX, entity_prefix, scope_key
+from graphmem.store import InputTransaction, Store, run
 from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome, WriteReport
 
 #: Vector-index neighbours fetched per new text when looking for a near duplicate.
@@ -57,6 +62,8 @@ class WriteOptions:
     dedup_threshold: float = 0.92
     synaptic_threshold: float = 0.5
     synaptic_max_links: int = 5
+    #: Write records whose id or text a hard forget removed (refused otherwise).
+    allow_forgotten: bool = False
 
 
 @dataclass
@@ -107,7 +114,8 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
         return flag if flag is not None else item.defaults.get(name, builtin)
 
     if r.scope is not None and r.scope != opts.scope:
-        raise InputError(f"scope {r.scope!r} differs from the batch's scope {opts.scope!r}",
+        raise InputError(f"scope {shown(r.scope)} differs from the batch's scope "
+                         f"{shown(opts.scope)}",
                          source=item.source, line=item.line, field="scope")
     kind = pick("kind", opts.kind, "episodic")
     name = pick("session", opts.session, None)
@@ -141,10 +149,10 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
 
 
 def gate(row: Row, signal_gate: bool) -> str | None:
-    """Why a record may not be stored, or None. Secrets always; noise unless imported."""
+    """Why a record may not be stored, or None. Secrets (in any string the record
+    carries) always; noise unless imported."""
     r = row.item.record
-    strings = [r.text, *r.tags, *(v for v in r.metadata.values() if isinstance(v, str))]
-    for s in strings:
+    for s in r.strings():
         reason = secret_reason(s)
         if reason:
             return f"secret scanner: {reason}"
@@ -167,7 +175,7 @@ def plan(records: Sequence[Numbered], opts: WriteOptions
         if item.record.id is not None:
             first = given_on.get(row.id)
             if first is not None:
-                raise InputError(f"id {row.id!r} is already used on line {first.line}",
+                raise InputError(f"id {shown(row.id)} is already used on line {first.line}",
                                  source=item.source, line=item.line, field="id")
             given_on[row.id] = item
         reason = gate(row, opts.signal_gate)
@@ -179,26 +187,45 @@ def plan(records: Sequence[Numbered], opts: WriteOptions
     return rows, decided
 
 
+def refuse_forgotten(store: Store, rows: list[Row], decided: dict[int, WriteOutcome],
+                     opts: WriteOptions) -> list[Row]:
+    """The rows a hard forget did not remove: a record whose id or text has a tombstone in
+    the scope is rejected (so an old pack cannot bring it back), unless
+    `opts.allow_forgotten`."""
+    if not rows or opts.allow_forgotten:
+        return rows
+    found = store.read("ingest/tombstones", scope=opts.scope, ids=[r.id for r in rows],
+                       hashes=[r.props["content_hash"] for r in rows])
+    ids = {t["id"] for t in found}
+    hashes = {t["content_hash"] for t in found}
+    kept = []
+    for row in rows:
+        if row.id in ids or row.props["content_hash"] in hashes:
+            decided[row.index] = WriteOutcome(
+                id=None, status="rejected", source=row.item.source, line=row.item.line,
+                reason="forgotten for good (a hard forget); allow_forgotten "
+                       "(--allow-forgotten) writes it again")
+        else:
+            kept.append(row)
+    return kept
+
+
 def check_references(store: Store, rows: Sequence[Row], scope: str) -> None:
-    """Before writing anything: no id may move scope; supersedes and links must name
-    memories of this scope (already stored, or in this input)."""
+    """Before writing anything: supersedes and links must name memories of this scope
+    (already stored, or in this input). An id names a memory within its scope, so what
+    other scopes hold is neither seen nor told."""
     ours = {row.id for row in rows}
-    wanted = ours | {ref for row in rows for ref in _references(row)}
-    found = {r["id"]: r["scope"] for r in store.read("ingest/find_ids", ids=sorted(wanted))}
+    wanted = {ref for row in rows for ref in _references(row)} - ours
+    found = {r["id"] for r in store.read("ingest/find_ids", ids=sorted(wanted), scope=scope)
+             } if wanted else set()
     for row in rows:
         item = row.item
-        if row.id in found and found[row.id] != scope:
-            raise InputError(f"id {row.id!r} already belongs to scope {found[row.id]!r}",
-                             source=item.source, line=item.line, field="id")
         for field_name, ref in _labelled_references(row):
             if ref == row.id:
                 raise InputError("a memory cannot refer to itself", source=item.source,
                                  line=item.line, field=field_name)
             if ref not in ours and ref not in found:
-                raise InputError(f"no memory has id {ref!r}", source=item.source,
-                                 line=item.line, field=field_name)
-            if ref in found and found[ref] != scope:
-                raise InputError(f"memory {ref!r} is in another scope", source=item.source,
+                raise InputError(f"no memory has id {shown(ref)}", source=item.source,
                                  line=item.line, field=field_name)
 
 
@@ -243,7 +270,8 @@ def _decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations) -
     """Mark each row created, updated or confirmed (reads inside the write transaction)."""
     for row in rows:  # the driver may retry the transaction: decide afresh
         row.status, row.target = "created", None
-    existing = {r["id"]: r for r in run(tx, "ingest/find_ids", ids=[r.id for r in rows])}
+    existing = {r["id"]: r for r in run(tx, "ingest/find_ids", ids=[r.id for r in rows],
+                                         scope=opts.scope)}
     for mid, r in existing.items():
         conf.known(mid, r["sessions"])
     content = [r for r in rows if r.by_content and r.id not in existing]
@@ -363,57 +391,52 @@ def _native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-def write_batch(store: Store, rows: list[Row], opts: WriteOptions, timing: Timing,
+def write_batch(tx: Transaction | ManagedTransaction, rows: list[Row], opts: WriteOptions,
                 referrers: Sequence[Row] = ()) -> tuple[int, int]:
-    """Decide, link and write one batch of embedded rows in one transaction; `referrers`
-    are the rows whose supersedes and links are written with this batch.
+    """Decide, link and write one batch of embedded rows inside the input's transaction;
+    `referrers` are the rows whose supersedes and links are written with this batch.
 
     Returns (entities mentioned, synaptic links created).
     """
-
-    def work(tx: Any) -> tuple[int, int]:
-        conf = Confirmations()
-        _decide(tx, rows, opts, conf)
-        written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
-        for status, name in (("created", "ingest/create_memories"),
-                             ("updated", "ingest/update_memories")):
-            chosen = [{**r.props, "embedding": r.vector.tolist()} for r in written
-                      if r.status == status]
-            if chosen:
-                run(tx, name, rows=chosen)
-        if conf.rows:
-            run(tx, "ingest/confirm_memories", rows=list(conf.rows.values()))
-        sessions = _session_rows(rows)
-        if sessions:
-            run(tx, "ingest/link_sessions", scope=opts.scope, rows=sessions)
-        entities = {e["key"]: e for r in written for e in r.entities}
-        if written:
-            run(tx, "ingest/link_entities", entities=list(entities.values()), rows=[
-                {"id": r.id, "replace": r.status == "updated",
-                 "keys": [e["key"] for e in r.entities]} for r in written])
-        pairs = {(link["a"], link["b"]): link for link in synaptic_links(tx, written, opts)}
-        for r in referrers:
-            for link in r.item.record.link_list():
-                a, b = sorted((r.target or r.id, link.id))
-                pairs[(a, b)] = {"a": a, "b": b, "kind": "manual", "weight": link.weight,
-                                 "at": opts.now}
-        made = 0
-        if pairs:
-            new = {r.id for r in written if r.status == "created"}
-            fresh = [p for p in pairs.values() if p["a"] in new or p["b"] in new]
-            known = [p for p in pairs.values() if p["a"] not in new and p["b"] not in new]
-            made = run(tx, "ingest/associate", fresh=fresh, rows=known)[0]["created"]
-        supersede = [{"id": r.target or r.id, "old": r.item.record.supersedes,
-                      "at": r.props["created_at"]} for r in referrers
-                     if r.item.record.supersedes]
-        if supersede:
-            run(tx, "ingest/supersede", rows=supersede)
-        return len(entities), made
-
-    started = time.perf_counter()
-    result = store.write_tx(work)
-    timing.add("write", started)
-    return result
+    conf = Confirmations()
+    _decide(tx, rows, opts, conf)
+    written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
+    for status, name in (("created", "ingest/create_memories"),
+                         ("updated", "ingest/update_memories")):
+        chosen = [{**r.props, "embedding": r.vector.tolist()} for r in written
+                  if r.status == status]
+        if chosen:
+            run(tx, name, rows=chosen)
+    if conf.rows:
+        run(tx, "ingest/confirm_memories", scope=opts.scope, rows=list(conf.rows.values()))
+    sessions = _session_rows(rows)
+    if sessions:
+        run(tx, "ingest/link_sessions", scope=opts.scope, rows=sessions)
+    entities = {e["key"]: e for r in written for e in r.entities}
+    if written:
+        run(tx, "ingest/link_entities", scope=opts.scope, prefix=entity_prefix(opts.scope),
+            entities=list(entities.values()),
+            rows=[{"id": r.id, "replace": r.status == "updated",
+                   "keys": [e["key"] for e in r.entities]} for r in written])
+    pairs = {(link["a"], link["b"]): link for link in synaptic_links(tx, written, opts)}
+    for r in referrers:
+        for link in r.item.record.link_list():
+            a, b = sorted((r.target or r.id, link.id))
+            pairs[(a, b)] = {"a": a, "b": b, "kind": "manual", "weight": link.weight,
+                             "at": opts.now}
+    made = 0
+    if pairs:
+        new = {r.id for r in written if r.status == "created"}
+        fresh = [p for p in pairs.values() if p["a"] in new or p["b"] in new]
+        known = [p for p in pairs.values() if p["a"] not in new and p["b"] not in new]
+        made = run(tx, "ingest/associate", scope=opts.scope, fresh=fresh,
+                   rows=known)[0]["created"]
+    supersede = [{"id": r.target or r.id, "old": r.item.record.supersedes,
+                  "at": r.props["created_at"]} for r in referrers
+                 if r.item.record.supersedes]
+    if supersede:
+        run(tx, "ingest/supersede", scope=opts.scope, rows=supersede)
+    return len(entities), made
 
 
 def _embed_and_extract(embedder: Embedder, extractor: Extractor, rows: list[Row],
@@ -446,6 +469,28 @@ def _reference_batches(batches: list[list[Row]]) -> dict[int, list[Row]]:
     return plan_
 
 
+#: Times an input's transaction is written again after a conflict with a concurrent
+#: writer (a deadlock, or the same new memory created by another process first).
+WRITE_ATTEMPTS = 4
+
+
+def _write_again(transactions: InputTransaction, write_all: Callable[[], None],
+                 totals: list[int]) -> None:
+    """Write the whole input again in a fresh transaction after a conflict with a
+    concurrent writer, a few times, backing off a little more each time."""
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        time.sleep(random.uniform(0.05, 0.2) * attempt)
+        try:
+            write_all()
+            transactions.commit()
+            return
+        except Exception as e:
+            transactions.rollback()
+            totals[:] = [0, 0]
+            if attempt == WRITE_ATTEMPTS or not transactions.retryable(e):
+                raise
+
+
 def write(
     store: Store,
     embedder: Embedder,
@@ -457,18 +502,22 @@ def write(
     progress: bool = False,
     timing: Timing | None = None,
 ) -> WriteReport:
-    """Gate, embed, deduplicate, link and store `records`, one transaction per batch.
+    """Gate, embed, deduplicate, link and store `records` in one transaction: the whole
+    input lands, or nothing of it does.
 
     `skipped` are records already found invalid (with `--skip-invalid`); they are reported
     as skipped. `progress` draws a bar on stderr.
 
     Embedding, which bounds ingest, runs in windows of EMBED_WINDOW rows; while one window
-    is embedded, a single writer thread writes the previous one, batch by batch, in order.
+    is embedded, a single writer thread writes the previous one, batch by batch, in order,
+    into the input's transaction. A conflict with a concurrent writer rolls it back, and
+    the whole input is written again, deciding afresh what exists.
     """
     timing = timing or Timing()
     started = time.perf_counter()
     rows, decided = plan(records, opts)
     timing.add("gates", started)
+    rows = refuse_forgotten(store, rows, decided, opts)
     if rows:
         check_references(store, rows, opts.scope)
     batches = [rows[i:i + opts.batch_size] for i in range(0, len(rows), opts.batch_size)]
@@ -477,30 +526,47 @@ def write(
     totals = [0, 0]
 
     with bar("remembering", len(rows), progress) as advance, \
+            store.transactions() as transactions, \
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-writer") as writer:
 
         def write_window(first: int, last: int) -> None:
+            tx = transactions.current()
             for b in range(first, last):
-                n_entities, n_links = write_batch(store, batches[b], opts, timing,
-                                                  referrers.get(b, []))
+                started = time.perf_counter()
+                n_entities, n_links = write_batch(tx, batches[b], opts, referrers.get(b, []))
+                timing.add("write", started)
                 totals[0] += n_entities
                 totals[1] += n_links
                 advance(len(batches[b]))
 
-        pending: Future[None] | None = None
-        for first in range(0, len(batches), per_window):
-            last = min(first + per_window, len(batches))
-            _embed_and_extract(embedder, extractor,
-                               [r for b in batches[first:last] for r in b], timing)
-            if pending is not None:
-                started = time.perf_counter()
-                pending.result()  # one window in flight: order and errors stay simple
-                timing.add("wait", started)
-            pending = writer.submit(write_window, first, last)
-        if pending is not None:
+        def wait(job: Future[None]) -> None:
             started = time.perf_counter()
-            pending.result()
+            job.result()
             timing.add("wait", started)
+
+        pending: Future[None] | None = None
+        try:
+            for first in range(0, len(batches), per_window):
+                last = min(first + per_window, len(batches))
+                _embed_and_extract(embedder, extractor,
+                                   [r for b in batches[first:last] for r in b], timing)
+                if pending is not None:
+                    wait(pending)  # one window in flight: order and errors stay simple
+                pending = writer.submit(write_window, first, last)
+            if pending is not None:
+                wait(pending)
+            wait(writer.submit(transactions.commit))
+        except Exception as e:
+            if pending is not None:
+                futures.wait([pending])  # the writer must be idle before the rollback
+            transactions.rollback()
+            if not transactions.retryable(e):
+                raise
+            missing = [r for r in rows if r.vector is None]
+            if missing:
+                _embed_and_extract(embedder, extractor, missing, timing)
+            totals[:] = [0, 0]
+            _write_again(transactions, lambda: write_window(0, len(batches)), totals)
 
     outcomes: list[WriteOutcome | None] = [None] * len(records)
     for index, outcome in decided.items():

@@ -164,7 +164,8 @@ def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepO
                                fetch=50, vector=vector.tolist(), scope=g["scope"],
                                min_cosine=opts.covered_above)
         target = cover[0]["id"] if cover else "consolidated-" + _digest("\n".join(ids))
-        link = {"id": target, "members": ids, "confirm": bool(cover), "importance": importance}
+        link = {"id": target, "scope": g["scope"], "members": ids, "confirm": bool(cover),
+                "importance": importance}
         links.append(link)
         if not cover:
             new.setdefault(g["scope"], []).append((MemoryIn(

@@ -40,11 +40,17 @@ class Associated(StructuredRel):
 
 
 class Entity(StructuredNode):
-    """Something memories mention: a file, symbol, package, URL, person, place, title."""
+    """Something memories of one scope mention: a file, symbol, package, URL, person,
+    place, title. Entities are per scope (`key` = the scope's prefix + `ref`, the
+    extractor's key), so tenants share no node."""
 
     key = StringProperty(unique_index=True, required=True)
+    ref = StringProperty(index=True)
+    scope = StringProperty(index=True)
     name = StringProperty(required=True)
     type = StringProperty(index=True)
+    degree = IntegerProperty(default=0)
+    public_degree = IntegerProperty(default=0)
 
 
 class Session(StructuredNode):
@@ -56,9 +62,13 @@ class Session(StructuredNode):
 
 
 class Memory(StructuredNode):
-    """One remembered thing. Never lost: decay and tiers change rank, not existence."""
+    """One remembered thing. Never lost: decay and tiers change rank, not existence.
 
-    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    An id names a memory within its scope: (scope, id) is unique (`schema.install` adds
+    that constraint; neomodel declares only single-property ones), so one tenant's ids
+    say nothing about another's."""
+
+    uid = StringProperty(index=True, required=True, db_property="id")
     # The full-text index (`schema.FULLTEXT_INDEX`) covers text and scope_key; neomodel
     # declares only single-property full-text indexes, so `schema.install` creates it.
     text = StringProperty(required=True)

@@ -76,6 +76,29 @@ def generated_id(scope: str, identity: str) -> str:
     return f"m-{digest[:20]}"
 
 
+#: How deeply a record's JSON may nest (a record is flat but for lists and links).
+MAX_DEPTH = 8
+
+
+def strings_of(obj: Any, depth: int = 0) -> list[str]:
+    """Every string in a decoded JSON value, keys included; ValueError when it nests
+    deeper than MAX_DEPTH or holds text that is not valid Unicode."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text holds an unpaired surrogate (not valid Unicode)") from None
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for k, v in obj.items() for s in (*strings_of(k, depth + 1),
+                                                     *strings_of(v, depth + 1))]
+    if isinstance(obj, list | tuple):
+        return [s for v in obj for s in strings_of(v, depth + 1)]
+    return []
+
+
 def validate(obj: Any, source: str, line: int | None, *, where: str | None = None) -> MemoryIn:
     """Validate one decoded JSON value as a MemoryIn, or raise InputError naming line and field.
 
@@ -86,9 +109,13 @@ def validate(obj: Any, source: str, line: int | None, *, where: str | None = Non
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", source=source,
                          line=line, field=where)
     try:
+        strings = strings_of(obj)
+    except ValueError as e:
+        raise InputError(str(e), source=source, line=line, field=where) from None
+    try:
         return MemoryIn.model_validate(obj)
     except ValidationError as e:
-        reason = secret_reason(json.dumps(obj, ensure_ascii=False, default=str))
+        reason = next(filter(None, map(secret_reason, strings)), None)
         if reason:
             raise InputError(f"rejected: {reason}", source=source, line=line,
                              field=where) from None
@@ -107,7 +134,7 @@ def parse_records(data: str, source: str = "<stdin>", *,
                   collector: Collector | None = None) -> list[Numbered]:
     """Parse one JSON object, a JSON array of objects, or NDJSON (one object per line)."""
     into = collector or Collector()
-    stripped = data.strip()
+    stripped = data.lstrip("\ufeff").strip()  # a byte-order mark is not content
     if not stripped:
         raise InputError("no records given", source=source)
     if stripped[0] in "{[":
@@ -115,6 +142,9 @@ def parse_records(data: str, source: str = "<stdin>", *,
             whole = json.loads(stripped)
         except json.JSONDecodeError:
             whole = None  # not one document: read it as NDJSON below
+        except RecursionError:
+            raise InputError(f"JSON nested more than {MAX_DEPTH} levels deep",
+                             source=source, line=1) from None
         if isinstance(whole, list):
             for i, obj in enumerate(whole):
                 into.add(obj, source, i + 1)
@@ -126,10 +156,14 @@ def parse_records(data: str, source: str = "<stdin>", *,
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = json.loads(raw.lstrip("\ufeff") if number == 1 else raw)
         except json.JSONDecodeError as e:
             into.fail(InputError(f"malformed JSON: {e.msg} (column {e.colno})", source=source,
                                  line=number))
+            continue
+        except RecursionError:
+            into.fail(InputError(f"JSON nested more than {MAX_DEPTH} levels deep",
+                                 source=source, line=number))
             continue
         into.add(obj, source, number)
     return into.records

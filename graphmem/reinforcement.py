@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 class Reinforcement:
     """The writes one recall asks for: boosts per memory and co-retrieval pairs."""
 
+    scope: str
     now: datetime
     boosts: list[dict[str, Any]]
     strengthen: list[dict[str, str]]
@@ -37,12 +38,12 @@ class Reinforcement:
     rehydrate: list[dict[str, Any]] = field(default_factory=list)
 
 
-def plan(hits: list[Hit], *, now: datetime, opts: RecallOptions,
+def plan(hits: list[Hit], *, scope: str, now: datetime, opts: RecallOptions,
          embedder: Embedder | None = None) -> Reinforcement | None:
-    """What reinforcing `hits` writes (only memories of the caller's own scope: layers are
-    read-only); None when there is nothing to write. With `embedder`, cold and stub hits
-    are re-embedded so that they come back hot."""
-    own = [h for h in hits if h.layer == 1.0]
+    """What reinforcing `hits` writes (only memories of `scope`, the caller's own: layers
+    are read-only, whatever their score factor); None when there is nothing to write.
+    With `embedder`, cold and stub hits are re-embedded so that they come back hot."""
+    own = [h for h in hits if h.scope == scope]
     if not own:
         return None
     ids = [h.id for h in own]
@@ -54,7 +55,7 @@ def plan(hits: list[Hit], *, now: datetime, opts: RecallOptions,
         rehydrate = [{"id": h.id, "embedding": v.tolist()}
                      for h, v in zip(cold, vectors, strict=True)]
     return Reinforcement(
-        now=now,
+        scope=scope, now=now,
         boosts=[{"id": h.id, "boost": opts.direct_boost if h.via == "direct"
                  else opts.associative_boost} for h in own],
         strengthen=[{"a": a, "b": b} for i, a in enumerate(ids) for b in ids[i + 1:]],
@@ -71,14 +72,15 @@ def write(store: Store, items: list[Reinforcement]) -> None:
     def work(tx: Any) -> None:
         for r in items:
             o = r.options
-            run(tx, "recall/reinforce", hits=r.boosts, now=r.now,
+            run(tx, "recall/reinforce", scope=r.scope, hits=r.boosts, now=r.now,
                 promote_accesses=o["promote_accesses"],
                 promote_confidence=o["promote_confidence"])
             if r.strengthen:
-                run(tx, "recall/co_retrieval", strengthen=r.strengthen, create=r.create,
+                run(tx, "recall/co_retrieval", scope=r.scope, strengthen=r.strengthen,
+                    create=r.create,
                     step=o["step"], initial=o["initial"], now=r.now)
             if r.rehydrate:
-                run(tx, "recall/rehydrate", rows=r.rehydrate, now=r.now)
+                run(tx, "recall/rehydrate", scope=r.scope, rows=r.rehydrate, now=r.now)
 
     if items:
         store.write_tx(work)

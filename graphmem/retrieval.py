@@ -28,6 +28,7 @@ from graphmem import budgets
 from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
+from graphmem.gates import shown
 from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, scope_key
 from graphmem.store import Store
 from graphmem.types import Hit, PathStep, RecallResult, as_utc
@@ -36,6 +37,7 @@ MAX_TOP_K = 1000
 MAX_HOPS = 2
 MODES = ("hybrid", "vector", "keyword", "exact")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_ALNUM = re.compile(r"[^\W_]", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 #: Lucene's English stop words and question words: the full-text index keeps stop words
 #: (Neo4j's default analyzer), so the query leaves them out or BM25 rewards "the".
@@ -68,7 +70,9 @@ class RecallOptions(BaseModel):
     #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
     diverse: bool = False
     temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
-    layer_factor: float = 0.8
+    #: Score factor of memories from mounted layers: at most 1, so a layer never outranks
+    #: the caller's own memories by fiat (it never decides what is reinforced either).
+    layer_factor: float = Field(0.8, gt=0.0, le=1.0)
     rrf_k: int = Field(5, ge=1)
     candidates: int = Field(50, ge=1, le=10_000)  # per list (vector, keyword) before fusion
     seeds: int = 3
@@ -93,7 +97,7 @@ class RecallOptions(BaseModel):
     @classmethod
     def _mode(cls, value: str) -> str:
         if value not in MODES:
-            raise ValueError(f"unknown mode {value!r} (one of {', '.join(MODES)})")
+            raise ValueError(f"unknown mode {shown(value)} (one of {', '.join(MODES)})")
         return value
 
     @field_validator("top_k")
@@ -138,7 +142,9 @@ def lucene_query(text: str, scopes: list[str] | None = None) -> str | None:
     """The words of `text` as a Lucene OR-query over memory text, required to be in one
     of `scopes` (a clause that adds nothing to the score); no syntax of the caller
     reaches Lucene."""
-    words = [w.lower() for w in _WORD.findall(text)]
+    # A "word" of underscores alone is no word to Lucene's analyzer: searching it would
+    # leave the scope clause alone and match the whole scope.
+    words = [w.lower() for w in _WORD.findall(text) if _ALNUM.search(w)]
     kept = [w for w in words if w not in _LUCENE_OPERATORS and w not in STOP_WORDS]
     # A query of nothing but stop words still searches for them.
     kept = kept or [w for w in words if w not in _LUCENE_OPERATORS]
@@ -156,8 +162,9 @@ def _filters(filters: dict[str, list[Any]]) -> list[dict[str, Any]]:
 
     out = []
     for key, values in filters.items():
-        if not META_KEY.match(key):
-            raise InputError(f"filter key {key!r} must be letters, digits or _", field="--filter")
+        if not META_KEY.fullmatch(key):
+            raise InputError(f"filter key {shown(key)} must be letters, digits or _",
+                             field="--filter")
         out.append({"key": f"meta.{key}", "values": values})
     return out
 
@@ -294,9 +301,11 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
     """
     if not candidates:
         return []
-    by_id = {r["id"]: r for r in candidates}
+    # An id names a memory within its scope: the caller's and a layer's may share one.
+    by_key = {(r["scope"], r["id"]): r for r in candidates}
     rows = store.read(
-        "recall/associate", pool=[{"id": r["id"], "score": r["score"]} for r in candidates],
+        "recall/associate",
+        pool=[{"id": r["id"], "scope": r["scope"], "score": r["score"]} for r in candidates],
         seeds=opts.seeds, hops=opts.hops, width=opts.width, beta=opts.association,
         vector=vector, link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
         hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
@@ -306,7 +315,8 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
     hits = []
     for r in rows:
         if r["direct"]:
-            hit = to_hit({**by_id[r["id"]], "memory": r["memory"], "score": r["score"]},
+            key = (r["memory"]["scope"], r["id"])
+            hit = to_hit({**by_key[key], "memory": r["memory"], "score": r["score"]},
                          activation=r["activation"])
         else:
             steps = [_step(r["prev"]["from"], r["from"], r["prev"]["step"])] if r["prev"] else []

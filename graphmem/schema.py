@@ -25,6 +25,12 @@ def scope_key(scope: str) -> str:
     return "s" + hashlib.sha256(scope.encode()).hexdigest()[:24]
 
 
+def entity_prefix(scope: str) -> str:
+    """What an Entity key of `scope` starts with: entities are per scope, so tenants share
+    no node (the rest of the key is the extractor's, kept as `Entity.ref`)."""
+    return scope_key(scope) + "|"
+
+
 class IndexInfo(BaseModel):
     """One index as the server reports it."""
 
@@ -45,9 +51,13 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
     with translate_errors(store.settings):
         # neomodel borrows the Store's driver for this one job; it does not own or close it.
         db.set_connection(driver=store.driver)
+        # Ids were unique store-wide before they were unique per scope.
+        store.autocommit("admin/drop_global_memory_id")
         for cls in model.SCHEMA_CLASSES:
             db.install_labels(cls, quiet=True, stdout=io.StringIO())
+        store.autocommit("admin/memory_key")
         install_fulltext(store)
+        store.autocommit("admin/scope_entities")
         store.autocommit("admin/set_display_labels")
     indexes = wait_online(store, wait_seconds)
     check_dimensions(indexes, dimensions)

@@ -20,6 +20,7 @@ from pydantic_settings import (
 
 from graphmem.decay import PRESETS, Curve
 from graphmem.errors import ConfigError
+from graphmem.gates import secret_reason, shown
 
 #: The only label-like names that may come from configuration and reach a query.
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
@@ -104,8 +105,8 @@ class Settings(BaseSettings):
     @field_validator("neo4j_database")
     @classmethod
     def _identifier(cls, value: str) -> str:
-        if not _IDENTIFIER.match(value):
-            raise ValueError(f"{value!r} is not a plain name (letters, digits, underscore)")
+        if not _IDENTIFIER.fullmatch(value):
+            raise ValueError(f"{value[:60]!r} is not a plain name (letters, digits, underscore)")
         return value
 
     @field_validator("summary_url", "embedding_url")
@@ -164,11 +165,14 @@ class Settings(BaseSettings):
 
 
 def check_scope(value: str) -> str:
-    """Return `value` if it is a valid scope name, else raise ValueError."""
-    if not _SCOPE.match(value):
+    """Return `value` if it is a valid scope name, else raise ValueError (which never
+    quotes a value the secret scanner objects to: a scope names a tenant in messages)."""
+    if not _SCOPE.fullmatch(value):
         raise ValueError(
-            f"scope {value!r} may only hold letters, digits and _ . : / @ - (1-200 chars)"
+            f"scope {shown(value)} may only hold letters, digits and _ . : / @ - (1-200 chars)"
         )
+    if reason := secret_reason(value):
+        raise ValueError(f"a scope must not be a secret: it {reason} (the value is not shown)")
     return value
 
 

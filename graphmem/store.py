@@ -6,6 +6,7 @@ credentials or a missing database become `Neo4jUnavailable` (exit 2) with a hint
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,7 +16,13 @@ import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
 from neo4j import exceptions as nx
 
-from graphmem.errors import ConfigError, GraphmemError, Neo4jBusy, Neo4jUnavailable
+from graphmem.errors import (
+    ConfigError,
+    GraphmemError,
+    Neo4jBusy,
+    Neo4jRefused,
+    Neo4jUnavailable,
+)
 from graphmem.queries import query
 from graphmem.settings import Settings
 
@@ -23,6 +30,10 @@ T = TypeVar("T")
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
 AUTOCOMMIT_ATTEMPTS = 3
+
+#: Driver error codes that mean "a concurrent writer got there first": running the same
+#: work again, deciding afresh, succeeds.
+CONFLICT_CODES = frozenset({"Neo.ClientError.Schema.ConstraintValidationFailed"})
 
 
 @contextmanager
@@ -51,11 +62,27 @@ def translate_errors(settings: Settings) -> Iterator[None]:
                 f"database {db!r} does not exist on {uri}",
                 "set NEO4J_DATABASE to an existing database (Community has only 'neo4j')",
             ) from e
+        if e.code == "Neo.ClientError.Security.AuthenticationRateLimit":
+            raise Neo4jUnavailable(
+                f"Neo4j at {uri} refuses logins for a while after too many failed ones",
+                "check NEO4J_USER and NEO4J_PASSWORD, then wait a few seconds",
+            ) from e
         if e.code == "Neo.ClientError.Procedure.ProcedureCallFailed" and "index" in str(
             e.message
         ):
             raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
-        raise
+        if e.code in CONFLICT_CODES:
+            raise Neo4jBusy(f"Neo4j at {uri}: a concurrent writer kept conflicting "
+                            "with this one", "run it again") from e
+        raise Neo4jRefused(f"Neo4j at {uri} refused the request: {e.code}",
+                           "check the server's version (5.26 or later) and `graphmem doctor`"
+                           ) from e
+    except nx.Neo4jError as e:  # a database error graphmem has no word for
+        raise Neo4jRefused(f"Neo4j at {uri} failed the request: {e.code}",
+                           "see the server's log; `graphmem doctor` checks the setup") from e
+    except nx.DriverError as e:
+        raise Neo4jUnavailable(f"the connection to Neo4j at {uri} failed: "
+                               f"{type(e).__name__}", START_HINT) from e
 
 
 class Store:
@@ -78,6 +105,9 @@ class Store:
                 settings.neo4j_uri,
                 auth=(settings.neo4j_user, settings.neo4j_password.get_secret_value()),
                 connection_timeout=settings.connect_timeout,
+                # Bounds the Bolt handshake too: a port that accepts and never answers
+                # fails in seconds, not after the driver's default minute.
+                connection_acquisition_timeout=2 * settings.connect_timeout,
                 # An unreachable server should fail in seconds, not after 30 s of retries.
                 max_transaction_retry_time=10.0,
                 user_agent="graphmem",
@@ -134,6 +164,17 @@ class Store:
             with self.driver.session(database=self.database) as session:
                 return session.execute_write(work)
 
+    @contextmanager
+    def transactions(self) -> Iterator[InputTransaction]:
+        """An InputTransaction for one input; driver errors become graphmem errors, and
+        whatever was not committed is rolled back on the way out."""
+        holder = InputTransaction(self)
+        with translate_errors(self.settings):
+            try:
+                yield holder
+            finally:
+                holder.close()
+
     def autocommit(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named query in an auto-commit transaction (needed for CALL … IN
         TRANSACTIONS). Every such query is idempotent (it selects only what still needs
@@ -151,6 +192,59 @@ class Store:
         raise AssertionError("unreachable")
 
 
-def run(tx: ManagedTransaction, name: str, **params: Any) -> list[dict[str, Any]]:
+class InputTransaction:
+    """One explicit write transaction for a whole input, opened on first use. Used from
+    one thread at a time (the ingest's writer thread, or the caller after it is idle)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._session: neo4j.Session | None = None
+        self._tx: neo4j.Transaction | None = None
+
+    def current(self) -> neo4j.Transaction:
+        """The open transaction, begun now if there is none."""
+        if self._tx is None:
+            if self._session is None:
+                self._session = self.store.driver.session(database=self.store.database)
+            self._tx = self._session.begin_transaction()
+        return self._tx
+
+    def commit(self) -> None:
+        """Commit what was written (nothing to do if nothing was)."""
+        tx, self._tx = self._tx, None
+        if tx is not None:
+            tx.commit()
+
+    def rollback(self) -> None:
+        """Drop what was written; never raises (the connection may be gone)."""
+        tx, self._tx = self._tx, None
+        if tx is not None:
+            with contextlib.suppress(Exception):  # a dead connection rolls back by itself
+                tx.close()
+        if self._session is not None:  # a fresh session for a retry: the old may be broken
+            self._close_session()
+
+    @staticmethod
+    def retryable(e: BaseException) -> bool:
+        """Whether writing the input again may succeed: a transient failure or a conflict
+        with a concurrent writer."""
+        if isinstance(e, nx.TransientError):
+            return e.is_retryable()
+        return isinstance(e, nx.ClientError) and e.code in CONFLICT_CODES
+
+    def _close_session(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            with contextlib.suppress(Exception):
+                session.close()
+
+    def close(self) -> None:
+        """Roll back anything uncommitted and release the session."""
+        self.rollback()
+        self._close_session()
+
+
+def run(tx: ManagedTransaction | neo4j.Transaction, name: str,
+        **params: Any) -> list[dict[str, Any]]:
     """Run a named query inside a transaction function and return its rows as dicts."""
     return [r.data() for r in tx.run(query(name), params)]

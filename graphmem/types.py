@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -15,6 +16,7 @@ from pydantic import (
     field_validator,
 )
 
+from graphmem.gates import shown
 from graphmem.model import KINDS
 from graphmem.settings import check_scope
 
@@ -36,7 +38,12 @@ Kind = Literal["episodic", "semantic", "procedural", "core", "heuristic", "refle
 Source = Literal["user", "agent", "import", "consolidation", "reflection"]
 Visibility = Literal["public", "private"]
 Scalar = str | int | float | bool
-MetaValue = Scalar | list[Scalar]
+#: A metadata value; None removes the key (on update) or leaves it out (on create).
+MetaValue = Scalar | list[Scalar] | None
+#: Neo4j stores integers in 64 bits.
+MAX_INT = 2**63 - 1
+MAX_META_STRING = 10_000
+MAX_META_LIST = 1_000
 MemoryId = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\s]+$")]
 
 META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
@@ -48,17 +55,66 @@ CONFIDENCE_BY_SOURCE = {"user": 0.7, "agent": 0.6, "import": 0.6, "consolidation
                         "reflection": 0.6}
 
 
+def meta_value(key: str, value: MetaValue) -> MetaValue:
+    """A metadata value Neo4j can store as a property, or ValueError naming the key:
+    64-bit integers, finite floats, bounded strings, lists of one type (integers mixed
+    with floats become floats)."""
+    if isinstance(value, list):
+        if len(value) > MAX_META_LIST:
+            raise ValueError(f"metadata {key!r}: a list holds at most {MAX_META_LIST} items")
+        types = {"bool" if isinstance(v, bool) else "number" if isinstance(v, int | float)
+                 else "str" for v in value}
+        if len(types) > 1:
+            raise ValueError(f"metadata {key!r}: a list must hold values of one type "
+                             f"(got {' and '.join(sorted(types))})")
+        items = [_meta_scalar(key, v) for v in value]
+        if any(isinstance(v, float) for v in items):
+            items = [float(v) for v in items]
+        return items
+    return None if value is None else _meta_scalar(key, value)
+
+
+def _meta_scalar(key: str, value: Scalar) -> Scalar:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and not -MAX_INT - 1 <= value <= MAX_INT:
+        raise ValueError(f"metadata {key!r}: integers must fit in 64 bits")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"metadata {key!r}: numbers must be finite")
+    if isinstance(value, str) and len(value) > MAX_META_STRING:
+        raise ValueError(f"metadata {key!r}: text values hold at most {MAX_META_STRING} "
+                         "characters")
+    return value
+
+
 def canonical_kind(value: str) -> str:
     """Resolve a kind or alias (observation→episodic, fact→semantic, …); ValueError if unknown."""
     kind = KIND_ALIASES.get(value.strip().lower(), value.strip().lower())
     if kind not in KINDS:
-        raise ValueError(f"unknown kind {value!r} (one of {', '.join(KINDS)} or an alias)")
+        raise ValueError(f"unknown kind {shown(value)} (one of {', '.join(KINDS)} or an alias)")
     return kind
 
 
+#: The times graphmem accepts (after conversion to UTC): wide enough for any record, and
+#: far enough from Python's year 1 and 9999 that decay arithmetic in days cannot overflow.
+MIN_TIME = datetime(1000, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC)
+DATE_RANGE = "in years 1000-8999 (UTC)"
+
+
 def as_utc(value: datetime) -> datetime:
-    """A timezone-aware datetime in UTC; naive values are taken to be UTC already."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    """A timezone-aware datetime in UTC; naive values are taken to be UTC already.
+
+    ValueError if it lies outside [MIN_TIME, MAX_TIME) (a time zone can push 9999-12-31
+    past Python's last year).
+    """
+    try:
+        utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"date-time is out of range: only {DATE_RANGE}") from None
+    if not MIN_TIME <= utc < MAX_TIME:
+        raise ValueError(f"date-time is out of range: only {DATE_RANGE}")
+    return utc
 
 
 class LinkIn(BaseModel):
@@ -118,9 +174,11 @@ class MemoryIn(BaseModel):
     @field_validator("metadata")
     @classmethod
     def _metadata(cls, value: dict[str, MetaValue]) -> dict[str, MetaValue]:
-        for key in value:
-            if not META_KEY.match(key):
-                raise ValueError(f"metadata key {key!r} must be letters, digits or _ (max 64)")
+        for key, v in value.items():
+            if not META_KEY.fullmatch(key):
+                raise ValueError(f"metadata key {shown(key)} must be letters, digits or _ "
+                                 "(max 64)")
+            value[key] = meta_value(key, v)
         return value
 
     @field_validator("created_at", "valid_until")
@@ -136,6 +194,18 @@ class MemoryIn(BaseModel):
     def link_list(self) -> list[LinkIn]:
         """`links` with bare ids turned into LinkIn (default weight)."""
         return [v if isinstance(v, LinkIn) else LinkIn(id=v) for v in self.links]
+
+    def strings(self) -> list[str]:
+        """Every string this record carries (ids, text, names, tags, metadata keys and
+        values): what the secret scanner reads."""
+        out = [s for s in (self.id, self.text, self.scope, self.added_by, self.session,
+                           self.supersedes) if s]
+        out += self.tags + [link.id for link in self.link_list()]
+        for key, value in self.metadata.items():
+            out.append(key)
+            values = value if isinstance(value, list) else [value]
+            out += [v for v in values if isinstance(v, str)]
+        return out
 
 
 WriteStatus = Literal["created", "updated", "confirmed", "rejected", "skipped"]

@@ -10,7 +10,7 @@ WHERE m.scope = $scope
   AND ($key IS NULL OR m[$key] IN $values)
 RETURN m {.*, embedding: null} AS memory,
        [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
-       [(m)-[:MENTIONS]->(e:Entity) | e.key] AS entities,
+       [(m)-[:MENTIONS]->(e:Entity) | coalesce(e.ref, e.key)] AS entities,
        [(m)-[:SUPERSEDES]->(old:Memory) | old.id] AS supersedes
 ORDER BY m.created_at, m.id
 LIMIT $limit

@@ -1,20 +1,50 @@
-// edit/forget_hard — forget for good: the memory, its stored earlier versions and all
-// their edges are deleted (entity degrees follow), and a Tombstone keeps only its id,
-// content hash, scope, time and who — never the text.
+// edit/forget_hard — forget for good, with every copy of the text graphmem made: the
+// memory, the memories consolidated from it (their summaries quote it), the stored
+// earlier versions of both, and all their edges are deleted; entities that no memory
+// mentions any more are deleted, and so are the scope's reflections that name one of
+// them. Each deleted memory (not a version) leaves a Tombstone with only its id, content
+// hash, scope, time and who — never the text — which refuses writing it again.
 // Params: $id, $scope, $now, $by.
-// Returns: id, versions (earlier versions deleted) — no row if missing from the scope.
+// Returns: id, versions (earlier versions deleted), derived (ids of consolidated and
+//          reflection memories deleted with it) — no row if missing from the scope.
 MATCH (m:Memory {id: $id, scope: $scope})
-OPTIONAL MATCH (v:Memory {version_of: m.id})
-WITH m, collect(v) AS versions
-CREATE (t:Tombstone {id: m.id, content_hash: m.content_hash, scope: m.scope,
-                     forgotten_at: $now, forgotten_by: $by})
-WITH m, versions
-CALL (m, versions) {
-  UNWIND [m] + versions AS x
-  MATCH (x)-[:MENTIONS]->(e:Entity)
-  SET e.degree = coalesce(e.degree, 1) - 1
+OPTIONAL MATCH (d:Memory {scope: $scope})-[:CONSOLIDATED_FROM]->(m)
+WITH m, [m] + collect(DISTINCT d) AS roots
+CALL (roots) {
+  UNWIND roots AS r
+  MATCH (v:Memory {version_of: r.id, scope: $scope})
+  RETURN collect(DISTINCT v) AS versions
 }
-WITH m, versions, m.id AS id
-FOREACH (x IN versions | DETACH DELETE x)
-DETACH DELETE m
-RETURN id, size(versions) AS versions
+CALL (roots, versions) {
+  UNWIND roots + versions AS x
+  MATCH (x)-[:MENTIONS]->(e:Entity)
+  RETURN collect(DISTINCT e) AS entities
+}
+FOREACH (r IN roots |
+  CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
+                      forgotten_at: $now, forgotten_by: $by,
+                      derived_from: CASE WHEN r.id = $id THEN null ELSE $id END}))
+WITH m.id AS id, roots, versions, entities, [r IN roots WHERE r.id <> $id | r.id] AS derived
+FOREACH (x IN roots + versions | DETACH DELETE x)
+WITH id, versions, derived, entities
+CALL (entities) {
+  UNWIND entities AS e
+  WITH e, COUNT { (e)<-[:MENTIONS]-(:Memory) } AS degree,
+       COUNT { (e)<-[:MENTIONS]-(:Memory {visibility: 'public'}) } AS public_degree
+  SET e.degree = degree, e.public_degree = public_degree
+  WITH e WHERE degree = 0
+  WITH collect(e) AS orphans
+  WITH orphans, [o IN orphans | o.name] AS names
+  FOREACH (o IN orphans | DETACH DELETE o)
+  RETURN names
+}
+CALL (names) {
+  MATCH (r:Memory {scope: $scope, kind: 'reflection'})
+  WHERE any(n IN names WHERE r.text CONTAINS n)
+  CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
+                      forgotten_at: $now, forgotten_by: $by, derived_from: $id})
+  WITH r, r.id AS rid
+  DETACH DELETE r
+  RETURN collect(rid) AS reflections
+}
+RETURN id, size(versions) AS versions, derived + reflections AS derived

@@ -2,7 +2,7 @@
 // For Browser:  :param key => 'name:caroline'   :param scope => 'default'
 // Params: $key (Entity key), $scope.
 // Returns: e, r (MENTIONS), m — newest first, at most 100.
-MATCH (e:Entity {key: $key})<-[r:MENTIONS]-(m:Memory)
+MATCH (e:Entity {ref: $key, scope: $scope})<-[r:MENTIONS]-(m:Memory)
 WHERE m.scope = $scope
 RETURN e, r, m
 ORDER BY m.created_at DESC

@@ -2,18 +2,19 @@
 // stored once per pair whatever the direction. A pair with a memory created in this
 // transaction cannot have an edge yet, so it is CREATEd ($fresh); other pairs are merged,
 // and an existing edge is left as it is, so re-ingesting the same input adds nothing.
-// Params: $fresh, $rows: lists of {a, b, kind, weight (float), at (datetime)}.
+// Both ends are memories of $scope (ids name memories within a scope).
+// Params: $scope, $fresh, $rows: lists of {a, b, kind, weight (float), at (datetime)}.
 // Returns: created (how many edges are new).
 CALL () {
   UNWIND $fresh AS l
-  MATCH (a:Memory {id: l.a}), (b:Memory {id: l.b})
+  MATCH (a:Memory {id: l.a, scope: $scope}), (b:Memory {id: l.b, scope: $scope})
   CREATE (a)-[:ASSOCIATED {kind: l.kind, weight: l.weight, created_at: l.at,
                            strengthened_at: l.at, count: 1}]->(b)
   RETURN count(*) AS fresh
 }
 CALL () {
   UNWIND $rows AS l
-  MATCH (a:Memory {id: l.a}), (b:Memory {id: l.b})
+  MATCH (a:Memory {id: l.a, scope: $scope}), (b:Memory {id: l.b, scope: $scope})
   WHERE NOT EXISTS { (a)-[:ASSOCIATED]-(b) }
   CREATE (a)-[:ASSOCIATED {kind: l.kind, weight: l.weight, created_at: l.at,
                            strengthened_at: l.at, count: 1}]->(b)

@@ -2,11 +2,11 @@
 // confirmation_count grows, confidence rises by the given delta (capped at 0.95),
 // importance never drops, tags are merged. Increments are atomic, so concurrent writers
 // lose nothing.
-// Params: $rows: list of {id, count (int), delta (float), importance (float),
+// Params: $scope, $rows: list of {id, count (int), delta (float), importance (float),
 //         tags (list of string), at (datetime)}.
 // Returns: id, confidence, confirmation_count.
 UNWIND $rows AS c
-MATCH (m:Memory {id: c.id})
+MATCH (m:Memory {id: c.id, scope: $scope})
 SET m.confirmation_count = coalesce(m.confirmation_count, 0) + c.count,
     m.confidence = CASE WHEN coalesce(m.confidence, 0.0) + c.delta > 0.95 THEN 0.95
                         ELSE coalesce(m.confidence, 0.0) + c.delta END,

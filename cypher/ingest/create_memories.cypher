@@ -1,6 +1,7 @@
 // ingest/create_memories — new memories, one UNWIND for the batch. The writer has just
-// checked, inside the same transaction, that none of these ids exists, so CREATE (cheaper
-// than MERGE) is safe; the uniqueness constraint still guards against a racing writer.
+// checked, inside the same transaction, that none of these ids exists in the scope, so
+// CREATE (cheaper than MERGE) is safe; the (scope, id) uniqueness constraint still guards
+// against a racing writer.
 // metadata keys travel as `meta.<key>` properties; the embedding is stored as a float32
 // vector property for the vector index.
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
@@ -9,7 +10,7 @@
 //         embedding (list of float)}.
 // Returns: nothing.
 UNWIND $rows AS r
-CREATE (m:Memory {id: r.id})
+CREATE (m:Memory {id: r.id, scope: r.scope})
 SET m.text = r.text,
     m.kind = r.kind,
     m.scope = r.scope,

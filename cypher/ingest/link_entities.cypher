@@ -1,33 +1,41 @@
 // ingest/link_entities — (:Memory)-[:MENTIONS]->(:Entity) for each extracted entity.
-// Each entity of the batch is merged once; when a memory's text was replaced, the
-// mentions it no longer makes are removed. Each touched entity's `degree` (memories that
-// mention it) is kept current, so recall can damp hubs without counting at query time.
-// Params: $entities: list of {key, name, type}; $rows: list of {id, replace (bool),
-//         keys (list of entity keys)}.
-// Returns: nothing.
+// Entities belong to one scope (key = $prefix + the extractor's key, `ref` = the
+// extractor's key): no node is shared between tenants, so nothing about one scope's
+// memories (how many mention a name) shows in another's recall. Each entity of the batch
+// is merged once; when a memory's text was replaced, the mentions it no longer makes are
+// removed. Each touched entity's `degree` (memories that mention it) and `public_degree`
+// (public ones: what a reader mounting the scope as a layer may count) are kept current,
+// so recall can damp hubs without counting at query time.
+// Params: $scope, $prefix (the scope's entity-key prefix), $entities: list of {key, name,
+//         type}; $rows: list of {id, replace (bool), keys (list of extractor keys)}.
+// Returns: linked.
 CALL () {
   UNWIND $entities AS x
-  MERGE (e:Entity {key: x.key})
-    ON CREATE SET e.name = x.name, e.type = x.type
+  MERGE (e:Entity {key: $prefix + x.key})
+    ON CREATE SET e.name = x.name, e.type = x.type, e.ref = x.key, e.scope = $scope
 }
 UNWIND $rows AS r
-MATCH (m:Memory {id: r.id})
+MATCH (m:Memory {id: r.id, scope: $scope})
 CALL (m, r) {
   WITH m, r
   WHERE r.replace
   MATCH (m)-[stale:MENTIONS]->(e:Entity)
-  WHERE NOT e.key IN r.keys
+  WHERE NOT e.ref IN r.keys
   DELETE stale
+  WITH DISTINCT e
+  SET e.degree = COUNT { (e)<-[:MENTIONS]-(:Memory) },
+      e.public_degree = COUNT { (e)<-[:MENTIONS]-(:Memory {visibility: 'public'}) }
 }
 CALL (m, r) {
   UNWIND r.keys AS key
-  MATCH (e:Entity {key: key})
+  MATCH (e:Entity {key: $prefix + key})
   MERGE (m)-[:MENTIONS]->(e)
 }
 WITH count(*) AS linked
 CALL () {
   UNWIND $entities AS x
-  MATCH (e:Entity {key: x.key})
-  SET e.degree = COUNT { (e)<-[:MENTIONS]-(:Memory) }
+  MATCH (e:Entity {key: $prefix + x.key})
+  SET e.degree = COUNT { (e)<-[:MENTIONS]-(:Memory) },
+      e.public_degree = COUNT { (e)<-[:MENTIONS]-(:Memory {visibility: 'public'}) }
 }
 RETURN linked

@@ -1,11 +1,11 @@
 // ingest/supersede — a new memory replaces an old one of the same scope: the old one's
 // valid_until is set (never moved later) and (new)-[:SUPERSEDES]->(old) keeps the chain.
 // The old memory stays; sweep shadows it.
-// Params: $rows: list of {id, old, at (datetime)}.
+// Params: $scope, $rows: list of {id, old, at (datetime)}.
 // Returns: id, old — one row per link made.
 UNWIND $rows AS r
-MATCH (new:Memory {id: r.id}), (old:Memory {id: r.old})
-WHERE old.scope = new.scope AND old <> new
+MATCH (new:Memory {id: r.id, scope: $scope}), (old:Memory {id: r.old, scope: $scope})
+WHERE old <> new
 SET old.valid_until = CASE WHEN old.valid_until IS NULL OR r.at < old.valid_until THEN r.at
                            ELSE old.valid_until END
 MERGE (new)-[:SUPERSEDES]->(old)

@@ -1,4 +1,4 @@
-// ingest/update_memories — rewrite memories by id, one UNWIND for the batch (a MERGE, so
+// ingest/update_memories — rewrite memories by id within their scope, one UNWIND for the batch (a MERGE, so
 // a memory deleted meanwhile comes back whole). The text, kind and scores are replaced,
 // while created_at, access history and a caller-given added_by are kept; the new text's
 // embedding puts the memory back in the hot tier.
@@ -10,7 +10,7 @@
 //         embedding (list of float)}.
 // Returns: nothing.
 UNWIND $rows AS r
-MERGE (m:Memory {id: r.id})
+MERGE (m:Memory {id: r.id, scope: r.scope})
   ON CREATE SET
     m.created_at = r.created_at,
     m.valid_from = r.created_at,

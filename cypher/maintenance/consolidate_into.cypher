@@ -2,10 +2,10 @@
 // members (CONSOLIDATED_FROM edges). Where an existing memory covered the group
 // (confirm), it is confirmed as the write path confirms: confirmation_count + 1,
 // importance at least the group's best.
-// Params: $groups (list of {id, members (ids), confirm (bool), importance}), $now.
+// Params: $groups (list of {id, scope, members (ids), confirm (bool), importance}), $now.
 // Returns: id, linked (members now consolidated into it) — one row per group.
 UNWIND $groups AS g
-MATCH (s:Memory {id: g.id})
+MATCH (s:Memory {id: g.id, scope: g.scope})
 CALL (s, g) {
   WITH s, g WHERE g.confirm
   SET s.confirmation_count = coalesce(s.confirmation_count, 0) + 1,
@@ -15,7 +15,7 @@ CALL (s, g) {
 }
 CALL (s, g) {
   UNWIND g.members AS mid
-  MATCH (m:Memory {id: mid})
+  MATCH (m:Memory {id: mid, scope: g.scope})
   MERGE (s)-[r:CONSOLIDATED_FROM]->(m)
     ON CREATE SET r.at = $now
   RETURN count(m) AS linked

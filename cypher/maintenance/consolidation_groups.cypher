@@ -14,7 +14,7 @@ CALL () {
   WHERE m.kind = 'episodic' AND m.lifecycle = 'active'
     AND ($scope IS NULL OR m.scope = $scope) AND m.created_at <= $before
     AND NOT EXISTS { MATCH (:Memory)-[:CONSOLIDATED_FROM]->(m) }
-  RETURN 'entity' AS via, e.key AS key, e.name AS name, m
+  RETURN 'entity' AS via, coalesce(e.ref, e.key) AS key, e.name AS name, m
   UNION
   MATCH (m:Memory)
   WHERE m.kind = 'episodic' AND m.lifecycle = 'active' AND size(coalesce(m.tags, [])) > 0

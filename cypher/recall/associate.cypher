@@ -2,14 +2,15 @@
 // Activation spreads from the best direct hits ($pool[..$seeds]) for up to two hops, over
 // ASSOCIATED edges (weight * exp(-age / $link_tau days)) and shared entities (damped by
 // the entity's degree, kept by the writer; entities of more than $hub_limit memories
-// carry nothing), times $hop_decay per hop. Scope and visibility are enforced on every
+// carry nothing). Entities are per scope, and a layer's entity counts only its public
+// memories, so a path weight tells nothing of memories the caller may not see, times $hop_decay per hop. Scope and visibility are enforced on every
 // memory reached. A reached memory earns a bonus of $beta * activation * cos^2 (cos its
 // cosine with the query, clipped at 0): being linked to what answers the query counts
 // in proportion to being about the query itself, so a hub's unrelated neighbours stay
 // down. Direct candidates add the bonus to their score; a memory reached only by
 // association scores bonus * temporal factor * layer factor. Each reached memory keeps
 // its strongest incoming step (its path).
-// Params: $pool (direct candidates, best first: list of {id, score}), $seeds (int),
+// Params: $pool (direct candidates, best first: list of {id, scope, score}), $seeds (int),
 //         $hops (0, 1 or 2), $width (memories kept per hop), $beta, $k, $vector (list of
 //         float or null: no bonus factor without it), $scope, $layers, $lifecycles,
 //         $kinds, $filters, $since, $until, $now, $link_tau, $entity_weight, $hub_limit,
@@ -23,7 +24,7 @@ CALL () {
   WITH 1 AS on
   WHERE $hops >= 1
   UNWIND $pool[..$seeds] AS f
-  MATCH (s:Memory {id: f.id})
+  MATCH (s:Memory {id: f.id, scope: f.scope})
   CALL (s, f) {
     MATCH (s)-[r:ASSOCIATED]-(n:Memory)
     RETURN n, f.score * r.weight * exp(-(duration.inSeconds(
@@ -31,11 +32,13 @@ CALL () {
            AS act, {kind: 'link', name: r.kind, weight: r.weight} AS step
     UNION ALL
     MATCH (s)-[:MENTIONS]->(e:Entity)
-    WITH e, f, coalesce(e.degree, 0) AS degree
+    WITH e, f, coalesce(CASE WHEN e.scope = $scope THEN e.degree ELSE e.public_degree END,
+                        0) AS degree
     WHERE 1 < degree <= $hub_limit
     MATCH (e)<-[:MENTIONS]-(n:Memory)
     RETURN n, f.score * $entity_weight / sqrt(degree - 1) AS act,
-           {kind: 'entity', name: e.key, weight: 1.0 / sqrt(degree - 1)} AS step
+           {kind: 'entity', name: coalesce(e.ref, e.key), weight: 1.0 / sqrt(degree - 1)}
+           AS step
   }
   WITH n, s, f.id AS from, act * $hop_decay AS act, step
   WHERE n <> s
@@ -53,7 +56,7 @@ CALL (hop1) {
   WITH hop1
   WHERE $hops >= 2
   UNWIND hop1 AS h
-  WITH h.n AS s, {id: h.n.id, score: h.activation} AS f
+  WITH h.n AS s, {id: h.n.id, scope: h.n.scope, score: h.activation} AS f
   CALL (s, f) {
     MATCH (s)-[r:ASSOCIATED]-(n:Memory)
     RETURN n, f.score * r.weight * exp(-(duration.inSeconds(
@@ -61,11 +64,13 @@ CALL (hop1) {
            AS act, {kind: 'link', name: r.kind, weight: r.weight} AS step
     UNION ALL
     MATCH (s)-[:MENTIONS]->(e:Entity)
-    WITH e, f, coalesce(e.degree, 0) AS degree
+    WITH e, f, coalesce(CASE WHEN e.scope = $scope THEN e.degree ELSE e.public_degree END,
+                        0) AS degree
     WHERE 1 < degree <= $hub_limit
     MATCH (e)<-[:MENTIONS]-(n:Memory)
     RETURN n, f.score * $entity_weight / sqrt(degree - 1) AS act,
-           {kind: 'entity', name: e.key, weight: 1.0 / sqrt(degree - 1)} AS step
+           {kind: 'entity', name: coalesce(e.ref, e.key), weight: 1.0 / sqrt(degree - 1)}
+           AS step
   }
   WITH n, s, f.id AS from, act * $hop_decay AS act, step
   WHERE n <> s
@@ -95,13 +100,13 @@ WITH collect({id: n.id, n: n, hop: first.hop, from: first.from, step: first.step
                                                ELSE cosine ^ 2 END}) AS reached
 CALL (reached) {
   UNWIND $pool AS p
-  WITH p, [x IN reached WHERE x.id = p.id][0] AS x
-  MATCH (m:Memory {id: p.id})
+  MATCH (m:Memory {id: p.id, scope: p.scope})
+  WITH p, m, [x IN reached WHERE x.n = m][0] AS x
   RETURN m, true AS direct, p.score + coalesce(x.bonus, 0.0) AS score, x, null AS cosine,
          null AS retention, null AS layer
   UNION ALL
   UNWIND reached AS x
-  WITH x WHERE NOT x.id IN [p IN $pool | p.id]
+  WITH x WHERE NOT [x.n.scope, x.id] IN [p IN $pool | [p.scope, p.id]]
   WITH x, x.n AS m, $decay[x.n.kind] AS d,
        duration.inSeconds(coalesce(x.n.last_accessed, x.n.created_at), $now).seconds
          / 86400.0 AS age

@@ -18,7 +18,7 @@
 //         $since, $until (datetime or null),
 //         $alpha (float or null), $rrf_k (int), $temporal (0..1), $layer_factor,
 //         $decay (map), $now (datetime), $k (int), $hydrate (bool: return memory).
-// Returns: id, memory (properties without the embedding; null unless $hydrate),
+// Returns: id, scope, memory (properties without the embedding; null unless $hydrate),
 //          relevance, cosine, bm25,
 //          vector_rank, text_rank, retention, layer, score — best first, at most $k —
 //          vector_found (vector candidates that passed the filters) and index_returned
@@ -105,7 +105,7 @@ WITH m, vrank, trank, bm25, cosine, relevance, retention, layer, vector_found,
      relevance * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score
 ORDER BY score DESC, m.id
 LIMIT $k
-RETURN m.id AS id, CASE WHEN $hydrate THEN m {.*, embedding: null} END AS memory,
+RETURN m.id AS id, m.scope AS scope, CASE WHEN $hydrate THEN m {.*, embedding: null} END AS memory,
        relevance, cosine, bm25,
        vrank AS vector_rank, trank AS text_rank, retention, layer, score, vector_found,
        index_returned

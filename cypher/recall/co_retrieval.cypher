@@ -1,11 +1,12 @@
 // recall/co_retrieval — memories returned together grow together: existing ASSOCIATED
 // edges among the returned set gain $step weight (capped at 1), and the best few hits
 // ($create pairs) get a co_retrieval edge of weight $initial when they had none.
-// Params: $strengthen (list of {a, b}), $create (list of {a, b}), $step, $initial, $now.
+// Both ends must be memories of $scope: an edge never crosses scopes.
+// Params: $scope, $strengthen (list of {a, b}), $create (list of {a, b}), $step, $initial, $now.
 // Returns: strengthened, created.
 CALL () {
   UNWIND $strengthen AS p
-  MATCH (:Memory {id: p.a})-[r:ASSOCIATED]-(:Memory {id: p.b})
+  MATCH (:Memory {id: p.a, scope: $scope})-[r:ASSOCIATED]-(:Memory {id: p.b, scope: $scope})
   SET r.weight = CASE WHEN r.weight + $step > 1.0 THEN 1.0 ELSE r.weight + $step END,
       r.count = coalesce(r.count, 1) + 1,
       r.strengthened_at = $now
@@ -13,7 +14,7 @@ CALL () {
 }
 CALL () {
   UNWIND $create AS p
-  MATCH (a:Memory {id: p.a}), (b:Memory {id: p.b})
+  MATCH (a:Memory {id: p.a, scope: $scope}), (b:Memory {id: p.b, scope: $scope})
   WHERE NOT EXISTS { (a)-[:ASSOCIATED]-(b) }
   CREATE (a)-[:ASSOCIATED {kind: 'co_retrieval', weight: $initial, created_at: $now,
                            strengthened_at: $now, count: 1}]->(b)

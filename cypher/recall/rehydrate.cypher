@@ -1,9 +1,9 @@
 // recall/rehydrate — a cold or stub memory that a recall returned comes back hot: its
 // text's fresh embedding returns it to the vector index (its summary, if any, stays).
-// Params: $rows (list of {id, embedding}), $now.
+// Params: $scope, $rows (list of {id, embedding}), $now.
 // Returns: nothing.
 UNWIND $rows AS r
-MATCH (m:Memory {id: r.id})
+MATCH (m:Memory {id: r.id, scope: $scope})
 WHERE m.tier <> 'hot'
 SET m.tier = 'hot', m.rehydrated_at = $now
 REMOVE m:Cold:Stub

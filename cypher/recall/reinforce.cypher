@@ -5,11 +5,12 @@
 // (SET x = x + …), so concurrent recalls lose nothing. Then the core promotion check: a
 // semantic or episodic memory recalled $promote_accesses times with confidence at least
 // $promote_confidence becomes core (it keeps its text; promoted_at says when).
-// Params: $hits (list of {id, boost}), $now (datetime), $promote_accesses (int),
+// Only memories of $scope are touched: layers are read-only.
+// Params: $scope, $hits (list of {id, boost}), $now (datetime), $promote_accesses (int),
 //         $promote_confidence (float).
 // Returns: id, stability, access_count, kind — one row per memory reinforced.
 UNWIND $hits AS h
-MATCH (m:Memory {id: h.id})
+MATCH (m:Memory {id: h.id, scope: $scope})
 WITH m, h, duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS gap
 WITH m, h, 1 + log(1 + CASE WHEN gap < 0 THEN 0.0 ELSE gap END) / log(31) AS spacing

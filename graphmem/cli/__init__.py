@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -28,6 +29,7 @@ from graphmem.cli.output import (
     say,
 )
 from graphmem.errors import InputError, NotFoundError
+from graphmem.gates import shown
 from graphmem.records import Collector, parse_records
 from graphmem.types import RecallResult, WriteReport
 
@@ -83,6 +85,7 @@ def doctor(as_json: JsonOpt = False) -> None:
 
     emit(report, as_json, render)
     if not report.ok:
+        say(f"error: {report.problem}")
         raise typer.Exit(2)
 
 
@@ -97,6 +100,9 @@ AddedByOpt = Annotated[str | None, typer.Option(
 SkipInvalidOpt = Annotated[bool, typer.Option(
     "--skip-invalid", help="Write the valid records and list the invalid ones, instead of "
     "writing nothing.")]
+AllowForgottenOpt = Annotated[bool, typer.Option(
+    "--allow-forgotten", help="Write records whose id or text a hard forget removed "
+    "(refused otherwise, so an old pack cannot bring them back).")]
 NoSignalGateOpt = Annotated[bool, typer.Option(
     "--no-signal-gate", help="Keep short, self-talk, filler and tool-output records "
     "(the secret scanner always runs).")]
@@ -116,6 +122,7 @@ def remember(
     added_by: AddedByOpt = None,
     skip_invalid: SkipInvalidOpt = False,
     no_signal_gate: NoSignalGateOpt = False,
+    allow_forgotten: AllowForgottenOpt = False,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -134,7 +141,8 @@ def remember(
         parse_records(data, source, collector=collector)
     with open_memory(scope, now) as mem:
         opts = mem.write_options(added_by=added_by, kind=kind, visibility=visibility,
-                                 session=session, signal_gate=not no_signal_gate)
+                                 session=session, signal_gate=not no_signal_gate,
+                                 allow_forgotten=allow_forgotten)
         report = mem.write(collector.records, opts, skipped=collector.skipped,
                            progress=show_progress(len(collector.records)))
     finish_write(report, as_json)
@@ -158,6 +166,7 @@ def ingest(
     added_by: AddedByOpt = None,
     skip_invalid: SkipInvalidOpt = False,
     no_signal_gate: NoSignalGateOpt = False,
+    allow_forgotten: AllowForgottenOpt = False,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -167,7 +176,7 @@ def ingest(
         report = mem.ingest(
             paths, fmt=fmt, split=split, skip_invalid=skip_invalid, progress=show_progress(0),
             added_by=added_by, kind=kind, visibility=visibility, session=session,
-            signal_gate=not no_signal_gate)
+            signal_gate=not no_signal_gate, allow_forgotten=allow_forgotten)
     finish_write(report, as_json)
 
 
@@ -214,14 +223,15 @@ def get(
     if meta is not None:
         key, sep, value = meta.partition("=")
         if not sep:
-            raise InputError(f"{meta!r} is not key=value", field="--meta")
+            raise InputError(f"{shown(meta)} is not key=value", field="--meta")
         pair = (key, value)
     with open_memory(scope) as mem:
         found = mem.get(ids or None, meta=pair, limit=limit)
     if ids:
         missing = sorted(set(ids) - {m.id for m in found})
         if missing:
-            raise NotFoundError(f"no memory with id {', '.join(missing)} in this scope")
+            raise NotFoundError(f"no memory with id {', '.join(map(shown, missing))} in "
+                                "this scope")
 
     def render(c) -> None:
         for m in found:
@@ -234,6 +244,7 @@ def get(
 
     emit([m.model_dump(mode="json") for m in found], as_json, render)
     if not found:
+        say(f"error: no memory with metadata {shown(meta)} in this scope")
         raise typer.Exit(1)
 
 
@@ -279,7 +290,7 @@ def recall(
     for item in filters or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise InputError(f"{item!r} is not key=value", field="--filter")
+            raise InputError(f"{shown(item)} is not key=value", field="--filter")
         wanted.setdefault(key, []).append(value)
         with contextlib.suppress(ValueError):  # "3" also matches the number 3
             wanted[key].append(json.loads(value))
@@ -376,6 +387,7 @@ def import_cmd(
     id_prefix: Annotated[str | None, typer.Option(
         help="Put this before every id of the pack (an id lives in one scope).")] = None,
     skip_invalid: SkipInvalidOpt = False,
+    allow_forgotten: AllowForgottenOpt = False,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
@@ -384,7 +396,7 @@ def import_cmd(
     runs). Importing the same pack again updates the same memories."""
     with open_memory(scope, now) as mem:
         report = mem.import_pack(pack, id_prefix=id_prefix, skip_invalid=skip_invalid,
-                                 progress=show_progress(0))
+                                 progress=show_progress(0), allow_forgotten=allow_forgotten)
     finish_write(report, as_json)
 
 
@@ -406,8 +418,15 @@ def mcp_cmd(scope: ScopeOpt = None) -> None:
     mcp.serve(open_memory(scope))
 
 
+def exit_on_sigterm() -> None:
+    """Let SIGTERM end the process as an ordinary exit does, so what is pending
+    (reinforcement of past recalls) is written first, as on a clean exit."""
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
+
+
 def main() -> None:
     """Console-script entry point."""
+    exit_on_sigterm()
     # The driver logs retries as warnings; the CLI reports failures itself, in one line.
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
     logging.getLogger("neo4j").propagate = False

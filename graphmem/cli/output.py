@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from graphmem.api import GraphMem
 
 from graphmem.errors import GraphmemError, InputError
-from graphmem.types import as_utc
+from graphmem.gates import shown
+from graphmem.types import DATE_RANGE, as_utc
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -72,7 +73,8 @@ def parse_now(value: str | None, flag: str = "--now") -> datetime | None:
     try:
         return as_utc(datetime.fromisoformat(value))
     except ValueError:
-        raise InputError(f"{value!r} is not an ISO-8601 date-time", field=flag) from None
+        raise InputError(f"{shown(value)} is not an ISO-8601 date-time {DATE_RANGE}",
+                         field=flag) from None
 
 
 def handled(fn: Callable[P, R]) -> Callable[P, R]:

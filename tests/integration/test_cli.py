@@ -124,7 +124,7 @@ def test_ingest_markdown_then_get_and_flags(cli: CliRunner, mem: GraphMem, tmp_p
     assert (m["kind"], m["added_by"], m["sessions"]) == ("procedural", "ops-bot", ["setup"])
     assert m["metadata"] == {"file": "runbook.md", "line": 3, "section": "Runbook"}
     missing = cli.invoke(app, ["get", "no-such-id"])
-    assert missing.exit_code == 1 and "no memory with id no-such-id" in missing.stderr
+    assert missing.exit_code == 1 and "no memory with id 'no-such-id'" in missing.stderr
 
 
 def test_ingest_a_folder_reads_every_known_file_below_it(cli: CliRunner, mem: GraphMem,
@@ -273,7 +273,7 @@ def test_lifecycle_commands(cli: CliRunner, mem: GraphMem) -> None:
     assert gone.exit_code == 1 and "forgotten for good" in gone.stderr
     assert gone.stderr.count("\n") == 1
     missing = cli.invoke(app, ["forget", "nobody"])
-    assert missing.exit_code == 1 and "no memory with id nobody" in missing.stderr
+    assert missing.exit_code == 1 and "no memory with id 'nobody'" in missing.stderr
     bad = cli.invoke(app, ["link", "a", "b", "--weight", "3"])
     assert bad.exit_code == 1 and "weight" in bad.stderr
     for flags, named in ((["--cold-below", "2"], "--cold-below"),
@@ -320,7 +320,8 @@ def test_export_then_import_through_the_cli(cli: CliRunner, mem: GraphMem, scope
                                 "--json"])
         assert done.exit_code == 0, done.stderr
         assert json.loads(done.stdout)["counts"] == {"created": 2}
-        again = cli.invoke(app, ["import", str(pack), "--scope", copy])  # ids clash
-        assert again.exit_code == 1 and "already belongs to scope" in again.stderr
+        # Ids are named within a scope: without a prefix the pack's own ids serve too.
+        again = cli.invoke(app, ["import", str(pack), "--scope", copy, "--json"])
+        assert again.exit_code == 0 and json.loads(again.stdout)["counts"] == {"created": 2}
     finally:
         mem.store.autocommit("admin/delete_scope", scope=copy)

@@ -65,7 +65,7 @@ def test_an_agent_stores_recalls_and_gives_feedback_over_mcp(mem: GraphMem) -> N
             # Bad arguments and unknown ids are tool errors an agent can read.
             missing = await client.call_tool("memory_feedback",
                                              {"memory_id": "nope", "used": True})
-            assert missing.is_error and "no memory with id nope" in missing.content[0].text
+            assert missing.is_error and "no memory with id 'nope'" in missing.content[0].text
             bad = await client.call_tool("memory_recall", {"query": "x", "top_k": 0})
             assert bad.is_error
             empty = await client.call_tool("memory_recall", {"query": "   "})

@@ -17,7 +17,9 @@ def test_schema_installs_twice_and_every_index_is_online(mem: GraphMem) -> None:
     by_name = {i.name: i for i in second}
     assert by_name[schema.VECTOR_INDEX].dimensions == 384
     assert by_name[schema.FULLTEXT_INDEX].type == "FULLTEXT"
-    for name in ("constraint_unique_Memory_id", "constraint_unique_Entity_key",
+    assert by_name["memory_scope_id"].properties == ["scope", "id"]  # ids name within a scope
+    assert "constraint_unique_Memory_id" not in by_name
+    for name in ("index_Memory_id", "constraint_unique_Entity_key",
                  "constraint_unique_Session_id", "index_Memory_scope",
                  "index_Memory_lifecycle", "index_Memory_kind"):
         assert name in by_name, name

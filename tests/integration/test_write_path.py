@@ -115,7 +115,7 @@ def test_supersession_sets_valid_until_and_keeps_the_chain(mem: GraphMem, scope:
     other = scope + "-other"
     try:
         mem.remember({"id": "o1", "text": "A memory that lives in another scope"}, scope=other)
-        with pytest.raises(InputError, match="field 'supersedes': memory 'o1' is in another"):
+        with pytest.raises(InputError, match="field 'supersedes': no memory has id 'o1'"):
             mem.remember({"text": "Tries to supersede across scopes", "supersedes": "o1"})
         with pytest.raises(InputError, match=r"field 'links\.0': no memory has id 'nope'"):
             mem.remember({"text": "Links to a memory that does not exist", "links": ["nope"]})
