@@ -13,6 +13,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,6 +94,39 @@ def shared_data() -> Path:
     if not (path / "locomo").is_dir():
         pytest.skip(f"no shared data at {path} (set GRAPHMEM_DATA)")
     return path
+
+
+class HardeningCounts:
+    """What the standing hardening suite tried and found, printed at the end of the run
+    (`pytest_terminal_summary`): every test of it counts its generated inputs and any
+    failure of the kinds the suite hunts."""
+
+    KINDS = ("tracebacks", "partial batches", "leaks", "cross-scope writes", "lost updates",
+             "secrets stored", "secrets echoed", "residue after hard forget")
+
+    def __init__(self) -> None:
+        self.inputs = 0
+        self.found = dict.fromkeys(self.KINDS, 0)
+
+    def line(self) -> str:
+        """The suite's summary line."""
+        found = ", ".join(f"{n} {kind}" for kind, n in self.found.items())
+        return f"hardening: {self.inputs} generated inputs, {found}"
+
+
+HARDENING = HardeningCounts()
+
+
+@pytest.fixture(scope="session")
+def hardening() -> HardeningCounts:
+    """The run's hardening counts (see HardeningCounts)."""
+    return HARDENING
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the hardening suite's counts when it ran."""
+    if HARDENING.inputs:
+        terminalreporter.write_line(HARDENING.line())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
