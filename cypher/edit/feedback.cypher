@@ -4,6 +4,7 @@
 // Params: $id, $scope, $importance (delta), $confidence (delta), $used (bool), $now.
 // Returns: id, importance, confidence, used_count, unused_count (no row: not found).
 MATCH (m:Memory {id: $id, scope: $scope})
+  USING INDEX m:Memory(scope, id)
 WITH m, coalesce(m.importance, 0.5) + $importance AS imp,
      coalesce(m.confidence, 0.5) + $confidence AS conf
 SET m.importance = CASE WHEN imp < 0 THEN 0.0 WHEN imp > 1 THEN 1.0 ELSE imp END,

@@ -8,8 +8,9 @@
 // Returns: id, versions (earlier versions deleted), derived (ids of consolidated and
 //          reflection memories deleted with it) — no row if missing from the scope.
 MATCH (m:Memory {id: $id, scope: $scope})
-OPTIONAL MATCH (d:Memory {scope: $scope})-[:CONSOLIDATED_FROM]->(m)
-WITH m, [m] + collect(DISTINCT d) AS roots
+  USING INDEX m:Memory(scope, id)
+// (A comprehension expands from m; a MATCH would be planned as a scan of the scope.)
+WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d:Memory) WHERE d.scope = $scope | d] AS roots
 CALL (roots) {
   UNWIND roots AS r
   MATCH (v:Memory {version_of: r.id, scope: $scope})

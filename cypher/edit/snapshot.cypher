@@ -5,6 +5,7 @@
 // Params: $id, $scope, $now.
 // Returns: version (the copy's id) — no row if the memory is missing from the scope.
 MATCH (m:Memory {id: $id, scope: $scope})
+  USING INDEX m:Memory(scope, id)
 WITH m, coalesce(m.version, 1) AS n
 CREATE (v:Memory)
 SET v = m {.*, id: m.id + '@v' + toString(n), embedding: null, version_of: m.id,

@@ -16,6 +16,7 @@ CALL () {
 }
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id, scope: $scope})
+  USING INDEX m:Memory(scope, id)
 CALL (m, r) {
   WITH m, r
   WHERE r.replace

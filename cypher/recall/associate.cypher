@@ -25,6 +25,7 @@ CALL () {
   WHERE $hops >= 1
   UNWIND $pool[..$seeds] AS f
   MATCH (s:Memory {id: f.id, scope: f.scope})
+    USING INDEX s:Memory(scope, id)
   CALL (s, f) {
     MATCH (s)-[r:ASSOCIATED]-(n:Memory)
     RETURN n, f.score * r.weight * exp(-(duration.inSeconds(
@@ -101,6 +102,7 @@ WITH collect({id: n.id, n: n, hop: first.hop, from: first.from, step: first.step
 CALL (reached) {
   UNWIND $pool AS p
   MATCH (m:Memory {id: p.id, scope: p.scope})
+    USING INDEX m:Memory(scope, id)
   WITH p, m, [x IN reached WHERE x.n = m][0] AS x
   RETURN m, true AS direct, p.score + coalesce(x.bonus, 0.0) AS score, x, null AS cosine,
          null AS retention, null AS layer
