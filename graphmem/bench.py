@@ -110,10 +110,12 @@ class LocomoBench(BaseModel):
 
 
 LOCOMO_MODES: dict[str, dict[str, object]] = {
-    "keyword": {"mode": "keyword", "hops": 0, "reinforce": False},
-    "vector": {"mode": "vector", "hops": 0, "reinforce": False},
-    "hybrid": {"mode": "hybrid", "hops": 0, "reinforce": False},
-    "hybrid+assoc": {"mode": "hybrid", "reinforce": False},
+    "keyword": {"mode": "keyword", "hops": 0, "turn_weight": 0.0, "reinforce": False},
+    "vector": {"mode": "vector", "hops": 0, "turn_weight": 0.0, "reinforce": False},
+    "hybrid": {"mode": "hybrid", "hops": 0, "turn_weight": 0.0, "reinforce": False},
+    "hybrid+assoc": {"mode": "hybrid", "turn_weight": 0.0, "reinforce": False},
+    "hybrid+turns": {"mode": "hybrid", "hops": 0, "reinforce": False},
+    "default": {"reinforce": False},  # hybrid, association and conversation order
 }
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _DIA = re.compile(r"D\d+:\d+")
@@ -263,10 +265,11 @@ class LatencyBench(BaseModel):
 
 
 LATENCY_MODES: dict[str, dict[str, object]] = {
-    "keyword": {"mode": "keyword", "hops": 0},
-    "vector": {"mode": "vector", "hops": 0},
-    "hybrid": {"mode": "hybrid", "hops": 0},
-    "hybrid+assoc": {"mode": "hybrid"},
+    "keyword": {"mode": "keyword", "hops": 0, "turn_weight": 0.0},
+    "vector": {"mode": "vector", "hops": 0, "turn_weight": 0.0},
+    "hybrid": {"mode": "hybrid", "hops": 0, "turn_weight": 0.0},
+    "hybrid+assoc": {"mode": "hybrid", "turn_weight": 0.0},
+    "default": {},
 }
 
 

@@ -77,6 +77,7 @@ class Row:
     props: dict[str, Any]
     session: str | None  # Session id ("<scope>#<name>")
     session_name: str | None
+    turn: int | None = None  # position in its session (`metadata.turn`), for NEXT edges
     vector: np.ndarray | None = None
     status: str = "created"
     target: str | None = None  # for a confirmation: the memory confirmed
@@ -144,8 +145,13 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
         "added_by": r.added_by or opts.added_by,
         "content_hash": content_hash(r.text),
     }
+    turn = r.metadata.get("turn") if name else None
+    if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or turn < 0):
+        raise InputError("a turn's position is a whole number from 0", source=item.source,
+                         line=item.line, field="metadata.turn")
     return Row(index=index, item=item, id=mid, by_content=by_content, props=props,
-               session=session_id(opts.scope, name) if name else None, session_name=name)
+               session=session_id(opts.scope, name) if name else None, session_name=name,
+               turn=turn)
 
 
 def gate(row: Row, signal_gate: bool) -> str | None:
@@ -163,6 +169,35 @@ def gate(row: Row, signal_gate: bool) -> str | None:
     return None
 
 
+class Turns:
+    """Checks that a conversation's order is an order: no two turns of a session at one
+    position, and no turn in two sessions."""
+
+    def __init__(self) -> None:
+        self.at: dict[tuple[str, int], Row] = {}
+        self.session_of: dict[str, Row] = {}
+
+    def check(self, row: Row) -> None:
+        """Raise InputError naming the record if `row` breaks the order."""
+        if row.session is None or row.turn is None:
+            return  # the same text said in two sessions confirms; only turns are placed
+        item = row.item
+        first = self.session_of.setdefault(row.id, row)
+        if first.session != row.session:
+            raise InputError(f"this turn is also in session {shown(first.session_name)} "
+                             f"({_where(first.item)})", source=item.source, line=item.line,
+                             field="session")
+        other = self.at.setdefault((row.session, row.turn), row)
+        if other.id != row.id:
+            raise InputError(f"session {shown(row.session_name)} already has turn {row.turn} "
+                             f"({_where(other.item)})", source=item.source, line=item.line,
+                             field="metadata.turn")
+
+
+def _where(item: Numbered) -> str:
+    return ":".join(str(p) for p in (item.source, item.line) if p is not None)
+
+
 def plan(records: Sequence[Numbered], opts: WriteOptions
          ) -> tuple[list[Row], dict[int, WriteOutcome]]:
     """Resolve and gate every record. Returns the rows to write, in input order, and the
@@ -170,8 +205,10 @@ def plan(records: Sequence[Numbered], opts: WriteOptions
     rows: list[Row] = []
     decided: dict[int, WriteOutcome] = {}
     given_on: dict[str, Numbered] = {}
+    turns = Turns()
     for index, item in enumerate(records):
         row = resolve(item, index, opts)
+        turns.check(row)
         if item.record.id is not None:
             first = given_on.get(row.id)
             if first is not None:
@@ -412,6 +449,9 @@ def write_batch(tx: Transaction | ManagedTransaction, rows: list[Row], opts: Wri
     sessions = _session_rows(rows)
     if sessions:
         run(tx, "ingest/link_sessions", scope=opts.scope, rows=sessions)
+    turns = sorted({r.session for r in rows if r.session and r.turn is not None})
+    if turns:
+        run(tx, "ingest/link_turns", sessions=turns)
     entities = {e["key"]: e for r in written for e in r.entities}
     if written:
         run(tx, "ingest/link_entities", scope=opts.scope, prefix=entity_prefix(opts.scope),

@@ -4,11 +4,14 @@
    and/or the full-text index, filtered to the caller's scope, visibility, lifecycle,
    kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
    relevance x temporal factor x layer factor.
-2. Associative expansion and the final ranking (`associate.cypher`, one round trip for
-   up to two hops): activation spreads from the best direct hits over ASSOCIATED edges
-   and shared entities, scope enforced at every hop; what it reaches earns a bonus in
-   proportion to its own similarity to the query, so links reorder the top candidates
-   and bring in linked memories, each with the path that reached it.
+2. Associative expansion and ranking (`associate.cypher`, one round trip for up to two
+   hops): activation spreads from the best direct hits over ASSOCIATED edges and shared
+   entities, scope enforced at every hop; what it reaches earns a bonus in proportion
+   to its own similarity to the query, so links reorder the top candidates and bring in
+   linked memories, each with the path that reached it.
+3. Conversation order (`turns.py`, `turns.cypher`): each memory of the ranked pool is
+   lifted by its better neighbour in its session, and the turn after (or before) a
+   strong hit comes in, its path saying so.
 
 The temporal factor is `(1 - w) + w * R^0.3`. SPEC's `relevance * R^0.3` is w = 1;
 FINDINGS.md shows what that does to old answers, so by default w is small and decay
@@ -24,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from graphmem import budgets
+from graphmem import budgets, turns
 from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
@@ -80,6 +83,9 @@ class RecallOptions(BaseModel):
     pool_factor: int = 3  # direct candidates that association may reorder: top_k x this
     association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
     hop_decay: float = 0.5
+    #: Conversation order (`turns.lift`): a memory gains this share of its better
+    #: neighbour's score in its session; 0 turns it off.
+    turn_weight: float = Field(0.5, ge=0.0, le=1.0)
     entity_weight: float = 1.0
     hub_limit: int = 50
     link_tau_days: float = 90.0
@@ -218,13 +224,14 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         # Diversity picks from a deeper ranking than it returns.
         "k": opts.top_k * opts.pool_factor if opts.diverse else opts.top_k,
     }
+    # Association, diversity and conversation order each rank a deeper pool than the answer.
+    deep = opts.hops > 0 or opts.diverse or opts.turn_weight > 0
+    fetch = max(opts.candidates, opts.top_k)
+    pool = min(fetch, opts.top_k * opts.pool_factor) if deep else opts.top_k
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
-                          **common)
+                          **{**common, "k": max(pool, common["k"])})
     else:
-        fetch = max(opts.candidates, opts.top_k)
-        pool = (min(fetch, opts.top_k * opts.pool_factor) if opts.hops > 0 or opts.diverse
-                else opts.top_k)
         params = {
             **common,
             "k": pool, "hydrate": opts.hops == 0,
@@ -243,9 +250,12 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                    opts.since, opts.until)
             rows = _vector_candidates(store, params, key)
     if opts.hops > 0:
-        hits = associate(store, rows, vector, common, opts)
+        hits = associate(store, rows, vector, common, opts,
+                         k=max(pool, common["k"]) if opts.turn_weight > 0 else common["k"])
     else:
         hits = [to_hit(r) for r in rows]
+    if opts.turn_weight > 0:
+        hits = turns.lift(store, hits, common, opts.turn_weight, k=common["k"])
     if opts.diverse:
         hits = sorted(budgets.select(hits, opts.top_k, kind=lambda h: h.kind),
                       key=lambda h: -h.score)
@@ -291,7 +301,7 @@ def _vector_candidates(store: Store, params: dict[str, Any],
 
 
 def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,
-              common: dict[str, Any], opts: RecallOptions) -> list[Hit]:
+              common: dict[str, Any], opts: RecallOptions, *, k: int) -> list[Hit]:
     """Spread activation from the best direct candidates and rank them together with the
     memories it reaches (`recall/associate`, one round trip for up to two hops).
 
@@ -309,9 +319,9 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
         seeds=opts.seeds, hops=opts.hops, width=opts.width, beta=opts.association,
         vector=vector, link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
         hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
-        **{k: common[k] for k in ("scope", "layers", "lifecycles", "kinds", "filters",
-                                  "since", "until", "now",
-                                  "temporal", "layer_factor", "decay", "k")})
+        k=k, **{p: common[p] for p in ("scope", "layers", "lifecycles", "kinds", "filters",
+                                       "since", "until", "now", "temporal", "layer_factor",
+                                       "decay")})
     hits = []
     for r in rows:
         if r["direct"]:

@@ -253,8 +253,10 @@ class PathStep(BaseModel):
 
     source: str
     target: str
-    kind: Literal["link", "entity"]
-    name: str  # the link's kind (synaptic, co_retrieval, manual) or the entity's key
+    kind: Literal["link", "entity", "turn"]
+    #: The link's kind (synaptic, co_retrieval, manual), the entity's key, or for a turn
+    #: "the turn after" / "the turn before" (the source is the turn that brought it).
+    name: str
     weight: float
 
 

@@ -212,7 +212,8 @@ def test_bench_locomo_prints_recall_per_mode(cli: CliRunner, tmp_path) -> None:
     result = json.loads(done.stdout)
     assert result["questions"] == 2
     modes = {m["mode"]: m for m in result["modes"]}
-    assert set(modes) == {"keyword", "vector", "hybrid", "hybrid+assoc"}
+    assert set(modes) == {"keyword", "vector", "hybrid", "hybrid+assoc", "hybrid+turns",
+                          "default"}
     assert modes["hybrid"]["recall_at_5"] == 100.0
     assert modes["hybrid"]["by_category"]["single-hop"]["n"] == 2
 
@@ -241,7 +242,7 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     assert done.exit_code == 0, done.stderr
     rows = json.loads(done.stdout)["rows"]
     assert [r["memories"] for r in rows] == [40, 80]
-    assert set(rows[0]["p50_ms"]) == {"keyword", "vector", "hybrid", "hybrid+assoc",
+    assert set(rows[0]["p50_ms"]) == {"keyword", "vector", "hybrid", "hybrid+assoc", "default",
                                       "numpy brute force"}
     assert all(v > 0 for r in rows for v in r["p50_ms"].values())
 

@@ -52,7 +52,8 @@ SCOPES = ("a", "b", "c")
 @pytest.fixture(scope="module")
 def tenants(schema_ready: Settings, embedder) -> Iterator[tuple[dict[str, str], GraphMem]]:
     """Three scopes holding the same topics, half of each private, with hostile edges
-    planted between them: every link kind and a shared session name."""
+    planted between them: every link kind, conversation order (NEXT) and a shared
+    session name."""
     names = {s: f"tenancy:{uuid.uuid4().hex[:8]}:{s}" for s in SCOPES}
     mem = GraphMem(schema_ready, embedder=embedder)
     for s, scope in names.items():
@@ -68,6 +69,12 @@ def tenants(schema_ready: Settings, embedder) -> Iterator[tuple[dict[str, str], 
                for s in SCOPES for o in SCOPES if o != s
                for i, j, k in ((0, 1, "synaptic"), (2, 3, "co_retrieval"),
                                (4, 5, "manual"), (6, 7, "synaptic"))],
+        database_=mem.store.database)
+    mem.store.driver.execute_query(
+        "UNWIND $pairs AS p MATCH (x:Memory {scope: p.xs, id: p.x}), "
+        "(y:Memory {scope: p.ys, id: p.y}) CREATE (x)-[:NEXT {session: 'planted'}]->(y)",
+        pairs=[{"xs": names[s], "x": f"{s}{i}", "ys": names[o], "y": f"{o}{j}"}
+               for s in SCOPES for o in SCOPES if o != s for i, j in ((0, 1), (3, 2))],
         database_=mem.store.database)
     yield names, mem
     mem.flush()

@@ -1,0 +1,70 @@
+"""Conversation order in recall: the turn after the one that matches a question's words
+is often its answer, so a ranked memory lifts and is lifted by its neighbours in its
+session (the NEXT edges `ingest` writes).
+
+Each memory x of the ranking scores s(x) + w · max(s(prev x), s(next x)), s being the
+scores before this step (0 for a memory outside the ranking); a neighbour outside the
+ranking comes in with that lift alone, its path saying which turn brought it. Measured
+on LoCoMo (README, "Recall"): R@10 65.6 → 69.5 at w = 0.5, most of it single-hop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphmem.store import Store
+from graphmem.types import Hit, PathStep
+
+#: The keys of recall's common parameters that the neighbours query reads.
+PARAMS = ("scope", "layers", "lifecycles", "kinds", "filters", "since", "until", "now",
+          "decay", "temporal", "layer_factor")
+
+
+def lift(store: Store, hits: list[Hit], common: dict[str, Any], weight: float,
+         k: int) -> list[Hit]:
+    """`hits` re-ranked with their conversation neighbours (one round trip), best first,
+    at most `k`."""
+    # Only turns (memories with a position in a session) have neighbours: a store of
+    # notes pays no round trip.
+    placed = [{"id": h.id, "scope": h.scope} for h in hits if "turn" in h.metadata]
+    if weight <= 0 or not placed:
+        return hits[:k]
+    rows = store.read("recall/turns", rows=placed, **{p: common[p] for p in PARAMS})
+    return rerank(hits, rows, weight, k)
+
+
+def rerank(hits: list[Hit], rows: list[dict[str, Any]], weight: float, k: int) -> list[Hit]:
+    """The pure step of `lift`: `rows` are each hit's neighbours (`recall/turns`)."""
+    by_key = {(h.scope, h.id): h for h in hits}
+    best: dict[tuple[str, str], float] = {}
+    arrivals: dict[tuple[str, str], tuple[float, Hit, str, dict[str, Any]]] = {}
+    for r in rows:
+        hit = by_key[(r["scope"], r["id"])]
+        for side in ("prev", "next"):
+            found = r[side]
+            if found is None:
+                continue
+            key = (found["memory"]["scope"], found["memory"]["id"])
+            if key in by_key:
+                best[key] = max(best.get(key, 0.0), hit.score)
+            elif weight * hit.score > arrivals.get(key, (0.0,))[0]:
+                arrivals[key] = (weight * hit.score, hit, side, found)
+    ranked = [h.model_copy(update={"score": h.score + weight * best.get((h.scope, h.id), 0.0)})
+              for h in hits]
+    ranked += [_arrival(score, hit, side, found, weight)
+               for score, hit, side, found in arrivals.values()]
+    ranked.sort(key=lambda h: (-h.score, h.id))
+    return ranked[:k]
+
+
+def _arrival(score: float, hit: Hit, side: str, found: dict[str, Any], weight: float) -> Hit:
+    """A neighbour outside the ranking, brought in by `hit` (it is the turn after `hit`
+    when `side` is "next")."""
+    from graphmem.retrieval import to_hit
+
+    step = PathStep(source=hit.id, target=found["memory"]["id"], kind="turn",
+                    name="the turn after" if side == "next" else "the turn before",
+                    weight=weight)
+    return to_hit({"memory": found["memory"], "score": score, "relevance": None,
+                   "retention": found["retention"], "layer": found["layer"]},
+                  via="association", activation=score, path=[step])

@@ -1,0 +1,128 @@
+"""Conversation order as graph, on the real server: NEXT edges within a session, in order,
+unchanged by re-ingest; recall lifts the turn after the one that matches, with its path;
+no turn of another scope comes through; a transcript that is no order is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.errors import InputError
+
+
+def chain(mem: GraphMem, scope: str | None = None) -> list[tuple[str, str, str]]:
+    return [(r["a"], r["b"], r["session"]) for r in mem.store.driver.execute_query(
+        "MATCH (a:Memory {scope: $scope})-[r:NEXT]->(b:Memory) "
+        "RETURN a.`meta.turn_id` AS a, b.`meta.turn_id` AS b, r.session AS session "
+        "ORDER BY session, a", scope=scope or mem.settings.scope,
+        database_=mem.store.database).records]
+
+
+def transcript(tmp_path: Path, sessions: list[tuple[str, list[str]]]) -> Path:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"sessions": [
+        {"id": name, "date": "2024-05-01T09:00:00Z",
+         "turns": [{"speaker": "alice" if i % 2 == 0 else "bob", "text": t, "id": f"{name}-{i}"}
+                   for i, t in enumerate(turns)]} for name, turns in sessions]}))
+    return path
+
+
+MIGRATION = [
+    "Did you see the Helsinki office finally got its new coffee machine?",
+    "Yes, the espresso is much better than in the old place.",
+    "Who is leading the Helsinki data-centre migration?",
+    "Priya, starting next week.",
+    "Great, she ran the last one in Tallinn too.",
+]
+OTHER = [
+    "The Helsinki migration window is the first weekend of June.",
+    "Lunch at the new Thai place was great today.",
+    "I am off on Friday for my cousin's wedding.",
+    "The quarterly numbers look better than expected.",
+]
+
+
+def test_turns_are_chained_in_order_within_each_session(mem: GraphMem, tmp_path: Path) -> None:
+    path = transcript(tmp_path, [("s1", MIGRATION[:4]), ("s2", OTHER)])
+    mem.ingest([path])
+    expected = [("s1-0", "s1-1", f"{mem.settings.scope}#s1"),
+                ("s1-1", "s1-2", f"{mem.settings.scope}#s1"),
+                ("s1-2", "s1-3", f"{mem.settings.scope}#s1"),
+                ("s2-0", "s2-1", f"{mem.settings.scope}#s2"),
+                ("s2-1", "s2-2", f"{mem.settings.scope}#s2"),
+                ("s2-2", "s2-3", f"{mem.settings.scope}#s2")]
+    assert chain(mem) == expected
+    mem.ingest([path])  # again: the same chain, no duplicate edge
+    assert chain(mem) == expected
+
+
+def test_a_locomo_conversation_keeps_its_order(mem: GraphMem, shared_data: Path) -> None:
+    mem.ingest([shared_data / "locomo" / "conv-26.json"])
+    rows = mem.store.driver.execute_query(
+        "MATCH (a:Memory {scope: $scope})-[:NEXT]->(b:Memory) "
+        "RETURN count(*) AS n, sum(CASE WHEN b.`meta.turn` = a.`meta.turn` + 1 "
+        "AND b.`meta.conversation` = a.`meta.conversation` THEN 1 ELSE 0 END) AS ordered, "
+        "COUNT { MATCH (s:Session {scope: $scope}) } AS sessions, "
+        "COUNT { MATCH (m:Memory {scope: $scope}) } AS turns",
+        scope=mem.settings.scope, database_=mem.store.database).records[0]
+    assert rows["n"] == rows["ordered"] == rows["turns"] - rows["sessions"]
+
+
+def test_the_turn_after_the_matching_one_is_recalled_with_its_path(mem: GraphMem,
+                                                                   tmp_path: Path) -> None:
+    mem.ingest([transcript(tmp_path, [("s1", MIGRATION), ("s2", OTHER)])])
+    query = "Who is leading the Helsinki data-centre migration?"
+
+    def top(**options) -> list:
+        return mem.recall(query, top_k=5, reinforce=False, **options).hits
+
+    assert "Priya" not in " ".join(h.text for h in top(turn_weight=0.0))
+    assert "Priya" in " ".join(h.text for h in top())  # lifted from inside the pool
+    hits = top(pool_factor=1)  # a pool of five: the answer is not in it, and comes in
+    answer = next(h for h in hits if "Priya" in h.text)
+    step = answer.path[-1]
+    assert answer.via == "association"
+    assert (step.kind, step.name) == ("turn", "the turn after")
+    assert step.source == next(h.id for h in hits if h.text.endswith(query))
+
+
+def test_no_turn_of_another_scope_comes_through(mem: GraphMem, scope: str,
+                                                tmp_path: Path) -> None:
+    other = scope + "-other"
+    try:
+        mem.ingest([transcript(tmp_path, [("s1", MIGRATION[:3])])])
+        mem.remember({"id": "private", "text": "bob: Priya, starting next week.",
+                      "visibility": "private"}, scope=other)
+        mem.remember({"id": "public", "text": "bob: The Helsinki lead is on holiday."},
+                     scope=other)
+        mem.store.driver.execute_query(  # hostile edges across scopes
+            "MATCH (a:Memory {scope: $scope}), (b:Memory {scope: $other}) "
+            "CREATE (a)-[:NEXT {session: 'x'}]->(b), (b)-[:NEXT {session: 'x'}]->(a)",
+            scope=scope, other=other, database_=mem.store.database)
+        for layers in ([], [other]):
+            hits = mem.recall("Who is leading the Helsinki migration?", layers=layers,
+                              reinforce=False).hits
+            assert "private" not in {h.id for h in hits if h.scope == other}
+            assert all(h.scope == scope or h.scope in layers for h in hits)
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=other)
+
+
+@pytest.mark.parametrize(("records", "message"), [
+    ([{"text": "alice: one thing to say here", "session": "s", "metadata": {"turn": 1}},
+      {"text": "bob: another thing to say here", "session": "s", "metadata": {"turn": 1}}],
+     r"<api>:2: field 'metadata.turn': session 's' already has turn 1 \(<api>:1\)"),
+    ([{"id": "t", "text": "alice: one thing to say here", "session": "a",
+       "metadata": {"turn": 0}},
+      {"id": "t", "text": "alice: one thing to say here", "session": "b",
+       "metadata": {"turn": 0}}], "field 'session': this turn is also in session 'a'"),
+    ([{"text": "alice: one thing to say here", "session": "s", "metadata": {"turn": -1}}],
+     "field 'metadata.turn': a turn's position is a whole number"),
+])
+def test_a_transcript_that_is_no_order_is_refused(mem: GraphMem, records, message) -> None:
+    with pytest.raises(InputError, match=message):
+        mem.remember(records)
+    assert mem.store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0
