@@ -21,6 +21,7 @@ from graphmem.api import GraphMem
 from graphmem.ingest import Timing
 from graphmem.ingest import write as write_records
 from graphmem.records import Collector, Numbered
+from graphmem.reference import PlainReference
 from graphmem.types import MemoryIn
 
 
@@ -117,6 +118,8 @@ LOCOMO_MODES: dict[str, dict[str, object]] = {
     "hybrid+turns": {"mode": "hybrid", "hops": 0, "reinforce": False},
     "default": {"reinforce": False},  # hybrid, association and conversation order
 }
+#: The row of the plain reference (`graphmem.reference`) in every recall benchmark.
+REFERENCE = "plain reference"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _DIA = re.compile(r"D\d+:\d+")
 
@@ -132,7 +135,8 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
     after the conversation's last session."""
     modes = modes or LOCOMO_MODES
     started = time.perf_counter()
-    found: dict[str, dict[int, list[tuple[float, float]]]] = {m: {} for m in modes}
+    found: dict[str, dict[int, list[tuple[float, float]]]] = {
+        m: {} for m in [*modes, REFERENCE]}
     questions = 0
     for path in paths:
         conversation = json.loads(formats.read_text(path))
@@ -142,7 +146,9 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             qa = item.get("qa", conversation.get("qa", []) if isinstance(conversation, dict)
                           else [])
             scope = f"bench:locomo:{path.stem}-{n}"
-            _load(mem, item, path, scope, conv, n if len(items) > 1 else None)
+            turns = _load(mem, item, path, scope, conv, n if len(items) > 1 else None)
+            plain = PlainReference([t.record.text for t in turns], mem.embedder)
+            dia_ids = [t.record.metadata.get("dia_id") for t in turns]
             last = formats.locomo_sessions(conv)[-1]
             now = formats.locomo_date(conv[f"session_{last}_date_time"], str(path), "")
             asker = GraphMem(mem.settings, embedder=mem.embedder,
@@ -160,6 +166,10 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
                     at5 = len(evidence & set(got[:5])) / len(evidence)
                     at10 = len(evidence & set(got[:10])) / len(evidence)
                     found[name].setdefault(category, []).append((at5, at10))
+                got = [dia_ids[i] for i in plain.rank(q["question"], 10)]
+                found[REFERENCE].setdefault(category, []).append(
+                    (len(evidence & set(got[:5])) / len(evidence),
+                     len(evidence & set(got)) / len(evidence)))
             if not keep:
                 mem.store.autocommit("admin/delete_scope", scope=scope)
     scores = []
@@ -182,16 +192,16 @@ def _pct(values: Iterable[float]) -> float:
 
 
 def _load(mem: GraphMem, item: dict, path: Path, scope: str, conv: dict,
-          n: int | None) -> None:
-    """Ingest one conversation into `scope`, unless a kept earlier run left it there."""
-    turns = sum(len(conv[f"session_{s}"]) for s in formats.locomo_sessions(conv))
-    have = mem.store.read("admin/count_memories", scope=scope)[0]["memories"]
-    if have == turns:
-        return
+          n: int | None) -> list[Numbered]:
+    """Ingest one conversation into `scope`, unless a kept earlier run left it there;
+    its turns as records either way."""
     collector = Collector()
     formats.read_locomo(item, str(path), path.stem if n is None else f"{path.stem}-{n}",
                         collector)
-    mem.write(collector.records, mem.write_options(scope=scope))
+    have = mem.store.read("admin/count_memories", scope=scope)[0]["memories"]
+    if have != len(collector.records):
+        mem.write(collector.records, mem.write_options(scope=scope))
+    return collector.records
 
 
 class MultihopBench(BaseModel):
