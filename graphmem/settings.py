@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     )
     neo4j_database: str = Field("neo4j", validation_alias=_env("NEO4J_DATABASE"))
     connect_timeout: float = 5.0
+    #: Seconds the server may spend on one read or small write (recall, get, an edit)
+    #: before it gives up; an input's write transaction and sweeps are not bounded.
+    query_timeout: float = Field(30.0, gt=0)
 
     scope: str = "default"
     added_by: str | None = None

@@ -34,6 +34,11 @@ AUTOCOMMIT_ATTEMPTS = 3
 #: Driver error codes that mean "a concurrent writer got there first": running the same
 #: work again, deciding afresh, succeeds.
 CONFLICT_CODES = frozenset({"Neo.ClientError.Schema.ConstraintValidationFailed"})
+#: The server ended a transaction that ran past its timeout (while running, or while
+#: waiting for a lock).
+TIMEOUT_CODES = frozenset({"Neo.ClientError.Transaction.TransactionTimedOut",
+                           "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
+                           "Neo.ClientError.Transaction.LockClientStopped"})
 
 
 @contextmanager
@@ -71,6 +76,10 @@ def translate_errors(settings: Settings) -> Iterator[None]:
             e.message
         ):
             raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
+        if e.code in TIMEOUT_CODES:
+            raise Neo4jBusy(f"Neo4j at {uri} did not finish within "
+                            f"{settings.query_timeout:g} s",
+                            "run it again, or raise GRAPHMEM_QUERY_TIMEOUT") from e
         if e.code in CONFLICT_CODES:
             raise Neo4jBusy(f"Neo4j at {uri}: a concurrent writer kept conflicting "
                             "with this one", "run it again") from e
@@ -140,7 +149,11 @@ class Store:
         with translate_errors(self.settings):  # noqa: SIM117 - the session needs the guard too
             with self.driver.session(database=self.database,
                                      default_access_mode=neo4j.READ_ACCESS) as session:
-                return [r.data() for r in session.run(query(name), params)]
+                return [r.data() for r in session.run(self._bounded(name), params)]
+
+    def _bounded(self, name: str) -> neo4j.Query:
+        """A named query the server gives up on after `query_timeout` seconds."""
+        return neo4j.Query(query(name), timeout=self.settings.query_timeout)
 
     def stream(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
         """Run a named read query and yield its rows as they arrive (for exports that
@@ -156,13 +169,16 @@ class Store:
         return self.write_tx(lambda tx: run(tx, name, **params))
 
     def write_tx(self, work: Callable[[ManagedTransaction], T]) -> T:
-        """Run `work(tx)` in one managed write transaction: all of it commits, or none.
+        """Run `work(tx)` in one managed write transaction: all of it commits, or none;
+        the server gives up after `query_timeout` seconds (an input's transaction, which
+        may rightly run long, is `transactions()`).
 
         The driver may retry `work` on transient errors, so it must be idempotent.
         """
         with translate_errors(self.settings):  # noqa: SIM117 - the session needs the guard too
             with self.driver.session(database=self.database) as session:
-                return session.execute_write(work)
+                return session.execute_write(
+                    neo4j.unit_of_work(timeout=self.settings.query_timeout)(work))
 
     @contextmanager
     def transactions(self) -> Iterator[InputTransaction]:

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from graphmem import ingest
 from graphmem.api import GraphMem
 from graphmem.cli import app
-from graphmem.errors import InputError, Neo4jUnavailable
+from graphmem.errors import InputError, Neo4jBusy, Neo4jUnavailable
 from graphmem.maintenance import SweepOptions
 from graphmem.settings import Settings
 from graphmem.store import Store
@@ -371,3 +371,22 @@ def test_an_id_of_another_scope_is_not_visible(mem: GraphMem, scope: str) -> Non
             "Scope A's plan is to expand to Lisbon"]
     finally:
         mem.store.autocommit("admin/delete_scope", scope=other)
+
+
+def test_a_query_stuck_behind_a_lock_ends_in_seconds(mem: GraphMem) -> None:
+    mem.remember({"id": "locked", "text": "A memory another writer holds for a long time"})
+    settings = mem.settings.model_copy(update={"query_timeout": 1.0})
+    driver = mem.store.driver
+    with driver.session(database=mem.store.database) as holder:
+        tx = holder.begin_transaction()
+        tx.run("MATCH (m:Memory {id: 'locked', scope: $scope}) SET m.probe = 1",
+               scope=mem.settings.scope).consume()
+        try:
+            with GraphMem(settings, embedder=mem.embedder) as waiting:
+                started = time.monotonic()
+                with pytest.raises(Neo4jBusy) as e:
+                    waiting.feedback("locked", used=True)
+                assert time.monotonic() - started < 20
+                assert "\n" not in e.value.one_line()
+        finally:
+            tx.rollback()
