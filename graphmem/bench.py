@@ -234,7 +234,8 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
             source="import", metadata={"title": p["title"], "passage": f"mh-{i}"}),
             str(corpus_path)) for i, p in enumerate(corpus)]
         mem.write(records, mem.write_options(scope=scope))
-    found: dict[str, list[tuple[float, float]]] = {m: [] for m in modes}
+    found: dict[str, list[tuple[float, float]]] = {m: [] for m in [*modes, REFERENCE]}
+    plain = PlainReference([f"{p['title']}: {p['text']}" for p in corpus], mem.embedder)
     asked = 0
     for q in questions:
         wanted = {ids.get((p["title"], p["paragraph_text"])) for p in q["paragraphs"]
@@ -248,6 +249,9 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
             got = [h.metadata.get("passage") for h in hits]
             found[name].append((len(wanted & set(got[:2])) / len(wanted),
                                 len(wanted & set(got[:5])) / len(wanted)))
+        got = [f"mh-{i}" for i in plain.rank(q["question"], 5)]
+        found[REFERENCE].append((len(wanted & set(got[:2])) / len(wanted),
+                                 len(wanted & set(got)) / len(wanted)))
     if not keep:
         mem.store.autocommit("admin/delete_scope", scope=scope)
     return MultihopBench(

@@ -235,6 +235,7 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     result = json.loads(done.stdout)
     assert (result["passages"], result["questions"]) == (3, 1)
     assert result["modes"]["vector"]["@5"] == 100.0
+    assert result["modes"]["plain reference"]["@5"] == 100.0
 
     conv = tmp_path / "conv-x.json"
     conv.write_text(json.dumps(_conversation()), encoding="utf-8")
