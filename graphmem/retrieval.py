@@ -32,6 +32,7 @@ from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.gates import shown
+from graphmem.hits import to_hit
 from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, scope_key
 from graphmem.store import Store
 from graphmem.types import Hit, PathStep, RecallResult, as_utc
@@ -173,35 +174,6 @@ def _filters(filters: dict[str, list[Any]]) -> list[dict[str, Any]]:
                              field="--filter")
         out.append({"key": f"meta.{key}", "values": values})
     return out
-
-
-def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = None,
-           path: list[PathStep] | None = None) -> Hit:
-    """Build a Hit from a recall row; `meta.<key>` properties become its metadata."""
-    memory = row["memory"]
-    metadata = {k[5:]: v for k, v in memory.items() if k.startswith("meta.")}
-    created = memory.get("created_at")
-    return Hit(
-        id=memory["id"],
-        text=memory["text"],
-        kind=memory.get("kind") or "episodic",
-        scope=memory["scope"],
-        score=row["score"],
-        relevance=row["relevance"] if row["relevance"] is not None else 0.0,
-        cosine=row.get("cosine"),
-        bm25=row.get("bm25"),
-        vector_rank=row.get("vector_rank"),
-        text_rank=row.get("text_rank"),
-        retention=row["retention"],
-        layer=row["layer"],
-        activation=activation,
-        via=via,  # type: ignore[arg-type]
-        path=path or [],
-        tier=memory.get("tier") or "hot",
-        created_at=created.to_native() if hasattr(created, "to_native") else created,
-        tags=memory.get("tags") or [],
-        metadata=metadata,
-    )
 
 
 def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: datetime,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphmem.hits import to_hit
 from graphmem.store import Store
 from graphmem.types import Hit, PathStep
 
@@ -60,8 +61,6 @@ def rerank(hits: list[Hit], rows: list[dict[str, Any]], weight: float, k: int) -
 def _arrival(score: float, hit: Hit, side: str, found: dict[str, Any], weight: float) -> Hit:
     """A neighbour outside the ranking, brought in by `hit` (it is the turn after `hit`
     when `side` is "next")."""
-    from graphmem.retrieval import to_hit
-
     step = PathStep(source=hit.id, target=found["memory"]["id"], kind="turn",
                     name="the turn after" if side == "next" else "the turn before",
                     weight=weight)

@@ -1,0 +1,36 @@
+"""Recall rows as public Hits: the one mapping the read path's steps share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphmem.types import Hit, PathStep
+
+
+def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = None,
+           path: list[PathStep] | None = None) -> Hit:
+    """Build a Hit from a recall row; `meta.<key>` properties become its metadata."""
+    memory = row["memory"]
+    metadata = {k[5:]: v for k, v in memory.items() if k.startswith("meta.")}
+    created = memory.get("created_at")
+    return Hit(
+        id=memory["id"],
+        text=memory["text"],
+        kind=memory.get("kind") or "episodic",
+        scope=memory["scope"],
+        score=row["score"],
+        relevance=row["relevance"] if row["relevance"] is not None else 0.0,
+        cosine=row.get("cosine"),
+        bm25=row.get("bm25"),
+        vector_rank=row.get("vector_rank"),
+        text_rank=row.get("text_rank"),
+        retention=row["retention"],
+        layer=row["layer"],
+        activation=activation,
+        via=via,  # type: ignore[arg-type]
+        path=path or [],
+        tier=memory.get("tier") or "hot",
+        created_at=created.to_native() if hasattr(created, "to_native") else created,
+        tags=memory.get("tags") or [],
+        metadata=metadata,
+    )
