@@ -306,7 +306,7 @@ class GraphMem:
         now = self.now()
         target = valid_scope(scope) or self.settings.scope
         result = retrieval.recall(self.store, self.embedder, query, scope=target, now=now,
-                                  options=opts)
+                                  options=opts, extractor=self.extractor)
         if opts.reinforce and (item := reinforcement.plan(result.hits, scope=target, now=now,
                                                           opts=opts, embedder=self.embedder)):
             if self._reinforcer is None:

@@ -22,6 +22,7 @@ from graphmem.ingest import Timing
 from graphmem.ingest import write as write_records
 from graphmem.records import Collector, Numbered
 from graphmem.reference import PlainReference
+from graphmem.retrieval import RecallOptions
 from graphmem.types import MemoryIn
 
 
@@ -110,13 +111,15 @@ class LocomoBench(BaseModel):
     seconds: float
 
 
+_PLAIN = {"hops": 0, "turn_weight": 0.0, "context": False, "reinforce": False}
 LOCOMO_MODES: dict[str, dict[str, object]] = {
-    "keyword": {"mode": "keyword", "hops": 0, "turn_weight": 0.0, "reinforce": False},
-    "vector": {"mode": "vector", "hops": 0, "turn_weight": 0.0, "reinforce": False},
-    "hybrid": {"mode": "hybrid", "hops": 0, "turn_weight": 0.0, "reinforce": False},
-    "hybrid+assoc": {"mode": "hybrid", "turn_weight": 0.0, "reinforce": False},
-    "hybrid+turns": {"mode": "hybrid", "hops": 0, "reinforce": False},
-    "default": {"reinforce": False},  # hybrid, association and conversation order
+    "keyword": {**_PLAIN, "mode": "keyword"},
+    "vector": {**_PLAIN, "mode": "vector"},
+    "hybrid": {**_PLAIN, "mode": "hybrid"},
+    "hybrid+assoc": {**_PLAIN, "hops": 2},
+    "hybrid+context": {**_PLAIN, "context": True},
+    "hybrid+turns": {**_PLAIN, "turn_weight": RecallOptions().turn_weight},
+    "default": {"reinforce": False},  # hybrid, association, context and conversation order
 }
 #: The row of the plain reference (`graphmem.reference`) in every recall benchmark.
 REFERENCE = "plain reference"

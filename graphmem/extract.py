@@ -166,6 +166,22 @@ _ALWAYS_COMMON = ({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"} | _HONORIFIC
                   | set(WEEKDAYS) | {d[:3] for d in WEEKDAYS} | {"tues", "thurs"})
 
 
+#: Metadata that names what a memory is about, most specific first: an explicit subject,
+#: a passage's or document's title, a turn's speaker (the subject of what they say of
+#: themselves).
+SUBJECT_KEYS = ("subject", "title", "speaker")
+
+
+def subject(metadata: dict[str, object]) -> EntityRef | None:
+    """The entity a memory is about, from its metadata (`SUBJECT_KEYS`), keyed as a name
+    so a query that names it matches; None when the metadata names none."""
+    for key in SUBJECT_KEYS:
+        value = metadata.get(key)
+        if isinstance(value, str) and value.strip():
+            return EntityRef(key=f"name:{_fold(value)}", name=value.strip(), type="name")
+    return None
+
+
 def _fold(name: str) -> str:
     return re.sub(r"\s+", " ", name).strip().casefold()
 

@@ -31,7 +31,7 @@ from neo4j import ManagedTransaction, Transaction
 
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.extract import Extractor
+from graphmem.extract import Extractor, subject
 from graphmem.gates import secret_reason, shown, signal_reason
 from graphmem.progress import bar
 from graphmem.records import Numbered, content_hash, generated_id, normalise
@@ -82,6 +82,7 @@ class Row:
     status: str = "created"
     target: str | None = None  # for a confirmation: the memory confirmed
     entities: list[dict[str, str]] = field(default_factory=list)
+    subjects: list[dict[str, str]] = field(default_factory=list)  # what it is about
 
 
 @dataclass
@@ -452,12 +453,19 @@ def write_batch(tx: Transaction | ManagedTransaction, rows: list[Row], opts: Wri
     turns = sorted({r.session for r in rows if r.session and r.turn is not None})
     if turns:
         run(tx, "ingest/link_turns", sessions=turns)
+    # After the chain: a turn's context is the turn before it. An update of a turn's text
+    # (which names no session) refreshes its context and the next turn's too.
+    placed = [r.id for r in written if r.item.record.metadata.get("turn") is not None]
+    if placed:
+        run(tx, "ingest/turn_context", scope=opts.scope, ids=placed)
     entities = {e["key"]: e for r in written for e in r.entities}
     if written:
+        about = {e["key"]: e for r in written for e in r.subjects}
         run(tx, "ingest/link_entities", scope=opts.scope, prefix=entity_prefix(opts.scope),
-            entities=list(entities.values()),
+            entities=list({**about, **entities}.values()),
             rows=[{"id": r.id, "replace": r.status == "updated",
-                   "keys": [e["key"] for e in r.entities]} for r in written])
+                   "keys": [e["key"] for e in r.entities],
+                   "subjects": [e["key"] for e in r.subjects]} for r in written])
     pairs = {(link["a"], link["b"]): link for link in synaptic_links(tx, written, opts)}
     for r in referrers:
         for link in r.item.record.link_list():
@@ -490,6 +498,9 @@ def _embed_and_extract(embedder: Embedder, extractor: Extractor, rows: list[Row]
     for row, vector, refs in zip(rows, vectors, found, strict=True):
         row.vector = vector
         row.entities = [{"key": e.key, "name": e.name, "type": e.type} for e in refs]
+        about = subject(row.item.record.metadata)
+        row.subjects = [{"key": about.key, "name": about.name, "type": about.type}
+                        ] if about else []
     timing.add("extract", started)
 
 

@@ -3,12 +3,14 @@
 1. Candidates (`cypher/recall/candidates.cypher`, or `exact.cypher`): the vector index
    and/or the full-text index, filtered to the caller's scope, visibility, lifecycle,
    kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
-   relevance x temporal factor x layer factor.
+   relevance x temporal factor x layer factor. Hybrid fusion also ranks every candidate,
+   and the turn after each, as it reads with the turn before it (its context).
 2. Associative expansion and ranking (`associate.cypher`, one round trip for up to two
-   hops): activation spreads from the best direct hits over ASSOCIATED edges and shared
-   entities, scope enforced at every hop; what it reaches earns a bonus in proportion
-   to its own similarity to the query, so links reorder the top candidates and bring in
-   linked memories, each with the path that reached it.
+   hops): activation spreads from the best direct hits and from the entities the query
+   names over ASSOCIATED edges and shared entities, scope enforced at every hop; what it
+   reaches earns a bonus in proportion to its own similarity to the query (not where it
+   is what a hit or the query names), memories about what the query names rise by a
+   factor, and linked memories come in, each with the path that reached it.
 3. Conversation order (`turns.py`, `turns.cypher`): each memory of the ranked pool is
    lifted by its better neighbour in its session, and the turn after (or before) a
    strong hit comes in, its path saying so.
@@ -31,11 +33,12 @@ from graphmem import budgets, turns
 from graphmem.decay import SPEC, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
+from graphmem.extract import Extractor
 from graphmem.gates import shown
 from graphmem.hits import to_hit
-from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, scope_key
+from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.store import Store
-from graphmem.types import Hit, PathStep, RecallResult, as_utc
+from graphmem.types import QUERY, Hit, PathStep, RecallResult, as_utc
 
 MAX_TOP_K = 1000
 MAX_HOPS = 2
@@ -84,10 +87,18 @@ class RecallOptions(BaseModel):
     pool_factor: int = 3  # direct candidates that association may reorder: top_k x this
     association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
     hop_decay: float = 0.5
+    #: Context (hybrid rank fusion only): memories are also ranked as they read in their
+    #: conversation, with the turn before them (`recall/candidates`).
+    context: bool = True
     #: Conversation order (`turns.lift`): a memory gains this share of its better
     #: neighbour's score in its session; 0 turns it off.
-    turn_weight: float = Field(0.5, ge=0.0, le=1.0)
+    turn_weight: float = Field(0.3, ge=0.0, le=1.0)
     entity_weight: float = 1.0
+    #: What the query names (association): a memory mentioning an entity of the query
+    #: gains this x the entity's share / its degree; a memory about one (its title, a
+    #: turn's speaker) scores x (1 + subject_weight).
+    mention_weight: float = Field(1.0, ge=0.0)
+    subject_weight: float = Field(0.3, ge=0.0, le=1.0)
     hub_limit: int = 50
     link_tau_days: float = 90.0
     reinforce: bool = True
@@ -145,10 +156,10 @@ class RecallOptions(BaseModel):
             ["archived"] if self.include_archived else [])
 
 
-def lucene_query(text: str, scopes: list[str] | None = None) -> str | None:
-    """The words of `text` as a Lucene OR-query over memory text, required to be in one
-    of `scopes` (a clause that adds nothing to the score); no syntax of the caller
-    reaches Lucene."""
+def lucene_query(text: str, scopes: list[str] | None = None, field: str = "text") -> str | None:
+    """The words of `text` as a Lucene OR-query over `field` (memory text, or a turn's
+    context), required to be in one of `scopes` (a clause that adds nothing to the
+    score); no syntax of the caller reaches Lucene."""
     # A "word" of underscores alone is no word to Lucene's analyzer: searching it would
     # leave the scope clause alone and match the whole scope.
     words = [w.lower() for w in _WORD.findall(text) if _ALNUM.search(w)]
@@ -157,7 +168,9 @@ def lucene_query(text: str, scopes: list[str] | None = None) -> str | None:
     kept = kept or [w for w in words if w not in _LUCENE_OPERATORS]
     if not kept:
         return None
-    terms = f"text:({' '.join(dict.fromkeys(kept))})"
+    if field not in ("text", "context"):
+        raise ValueError(f"no full-text field {field!r}")
+    terms = f"{field}:({' '.join(dict.fromkeys(kept))})"
     if scopes is None:
         return terms
     keys = " ".join(scope_key(s) for s in dict.fromkeys(scopes))
@@ -177,8 +190,10 @@ def _filters(filters: dict[str, list[Any]]) -> list[dict[str, Any]]:
 
 
 def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: datetime,
-           options: RecallOptions | None = None) -> RecallResult:
-    """The memories of `scope` (and mounted layers) that best answer `query`, best first."""
+           options: RecallOptions | None = None,
+           extractor: Extractor | None = None) -> RecallResult:
+    """The memories of `scope` (and mounted layers) that best answer `query`, best first;
+    `extractor` finds the entities the query names (none without it)."""
     opts = options or RecallOptions()
     if not query.strip():
         raise InputError("the query is empty", field="query")
@@ -210,6 +225,8 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             "vector": vector if opts.mode in ("vector", "hybrid") else None,
             "lucene": lucene_query(query, [scope, *opts.layers])
             if opts.mode in ("keyword", "hybrid") else None,
+            "context_lucene": lucene_query(query, [scope, *opts.layers], field="context")
+            if opts.mode == "hybrid" and opts.context and opts.alpha is None else None,
             "vector_index": VECTOR_INDEX, "text_index": FULLTEXT_INDEX,
             "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
             "rrf_k": opts.rrf_k, "scan": False,
@@ -222,7 +239,8 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                    opts.since, opts.until)
             rows = _vector_candidates(store, params, key)
     if opts.hops > 0:
-        hits = associate(store, rows, vector, common, opts,
+        named = query_entities(extractor, query, now, [scope, *opts.layers])
+        hits = associate(store, rows, vector, common, opts, named,
                          k=max(pool, common["k"]) if opts.turn_weight > 0 else common["k"])
     else:
         hits = [to_hit(r) for r in rows]
@@ -272,14 +290,26 @@ def _vector_candidates(store: Store, params: dict[str, Any],
         depth += 1
 
 
-def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,
-              common: dict[str, Any], opts: RecallOptions, *, k: int) -> list[Hit]:
-    """Spread activation from the best direct candidates and rank them together with the
-    memories it reaches (`recall/associate`, one round trip for up to two hops).
+def query_entities(extractor: Extractor | None, query: str, now: datetime,
+                   scopes: list[str]) -> list[str]:
+    """The graph keys, in each of `scopes`' entity spaces, of the entities `query` names."""
+    if extractor is None:
+        return []
+    refs = {e.key for e in extractor.extract(query, now)}
+    return [entity_prefix(s) + ref for s in dict.fromkeys(scopes) for ref in sorted(refs)]
 
-    A reached memory's bonus is weighted by its own similarity to the query, so a link
-    lifts what is both connected and on topic; memories reached only by association come
-    back with the path that reached them.
+
+def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,
+              common: dict[str, Any], opts: RecallOptions, named: list[str] | None = None,
+              *, k: int) -> list[Hit]:
+    """Spread activation from the best direct candidates and from the entities the query
+    names (`named`, graph keys), and rank them together with the memories it reaches
+    (`recall/associate`, one round trip for up to two hops).
+
+    A bonus from spreading is weighted by the memory's own similarity to the query, so a
+    link lifts what is both connected and on topic; what the query names counts as it is,
+    and a memory about it (its subject) rises by a factor. Memories reached only by
+    association come back with the path that reached them.
     """
     if not candidates:
         return []
@@ -290,19 +320,24 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
         pool=[{"id": r["id"], "scope": r["scope"], "score": r["score"]} for r in candidates],
         seeds=opts.seeds, hops=opts.hops, width=opts.width, beta=opts.association,
         vector=vector, link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
-        hub_limit=opts.hub_limit, hop_decay=opts.hop_decay,
+        hub_limit=opts.hub_limit, hop_decay=opts.hop_decay, query_entities=named or [],
+        mention_weight=opts.mention_weight, subject_weight=opts.subject_weight,
         k=k, **{p: common[p] for p in ("scope", "layers", "lifecycles", "kinds", "filters",
                                        "since", "until", "now", "temporal", "layer_factor",
                                        "decay")})
     hits = []
     for r in rows:
+        # A memory association reached, also a direct hit it lifted, shows how.
+        steps = []
+        if r["step"] is not None:
+            steps = [_step(r["prev"]["from"], r["from"], r["prev"]["step"])] if r["prev"] else []
+            # A memory the query names is reached from the query itself.
+            steps.append(_step(r["from"] or QUERY, r["id"], r["step"]))
         if r["direct"]:
             key = (r["memory"]["scope"], r["id"])
             hit = to_hit({**by_key[key], "memory": r["memory"], "score": r["score"]},
-                         activation=r["activation"])
+                         activation=r["activation"], path=steps)
         else:
-            steps = [_step(r["prev"]["from"], r["from"], r["prev"]["step"])] if r["prev"] else []
-            steps.append(_step(r["from"], r["id"], r["step"]))
             hit = to_hit(r, via="association", activation=r["activation"], path=steps)
         hits.append(hit)
     return hits

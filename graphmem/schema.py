@@ -13,11 +13,15 @@ from graphmem.errors import SchemaMismatch
 from graphmem.store import Store, translate_errors
 
 VECTOR_INDEX = "vector_index_Memory_embedding"
-#: Created by `cypher/admin/fulltext_index.cypher` over text and scope_key (the name is
-#: written there too: Cypher takes no parameter for an index name).
-FULLTEXT_INDEX = "memory_text_scope"
-#: The text-only index earlier versions made; `install` replaces it.
-LEGACY_FULLTEXT_INDEX = "fulltext_index_Memory_text"
+#: Created by `cypher/admin/fulltext_index.cypher` over text, context and scope_key (the
+#: name is written there too: Cypher takes no parameter for an index name).
+FULLTEXT_INDEX = "memory_text_context_scope"
+#: Full-text indexes of earlier versions, and the query that drops each; `install`
+#: replaces them.
+RETIRED_FULLTEXT_INDEXES = {
+    "fulltext_index_Memory_text": "admin/drop_legacy_fulltext_index",
+    "memory_text_scope": "admin/drop_text_scope_index",
+}
 
 
 def scope_key(scope: str) -> str:
@@ -65,11 +69,13 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
 
 
 def install_fulltext(store: Store) -> None:
-    """Create the text + scope_key full-text index, retiring the legacy text-only one and
-    giving memories written before it their scope_key."""
-    if any(i.name == LEGACY_FULLTEXT_INDEX for i in indexes(store)):
-        store.autocommit("admin/drop_legacy_fulltext_index")
+    """Create the text + context + scope_key full-text index, retiring the ones of earlier
+    versions and giving memories written before it their scope_key and context."""
+    for found in indexes(store):
+        if found.name in RETIRED_FULLTEXT_INDEXES:
+            store.autocommit(RETIRED_FULLTEXT_INDEXES[found.name])
     store.autocommit("admin/fulltext_index")
+    store.autocommit("admin/set_turn_contexts")
     scopes = [r["scope"] for r in store.read("admin/scopes_without_key")]
     if scopes:
         store.write("admin/set_scope_keys",

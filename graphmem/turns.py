@@ -5,7 +5,7 @@ session (the NEXT edges `ingest` writes).
 Each memory x of the ranking scores s(x) + w · max(s(prev x), s(next x)), s being the
 scores before this step (0 for a memory outside the ranking); a neighbour outside the
 ranking comes in with that lift alone, its path saying which turn brought it. Measured
-on LoCoMo (README, "Recall"): R@10 65.6 → 69.5 at w = 0.5, most of it single-hop.
+on LoCoMo (README, "Recall, measured"): with context in the candidates, w = 0.3.
 """
 
 from __future__ import annotations

@@ -248,13 +248,19 @@ class WriteReport(BaseModel):
         return [o for o in self.outcomes if o.status == "rejected"]
 
 
+#: The source of a path step that starts at the query (an entity the query names).
+QUERY = "<query>"
+
+
 class PathStep(BaseModel):
     """One step of the path by which association reached a memory."""
 
-    source: str
+    source: str  # a memory id, or QUERY
     target: str
-    kind: Literal["link", "entity", "turn"]
-    #: The link's kind (synaptic, co_retrieval, manual), the entity's key, or for a turn
+    kind: Literal["link", "entity", "subject", "turn", "query"]
+    #: The link's kind (synaptic, co_retrieval, manual), the entity's key (also for
+    #: "subject": the target is about the entity the source names; and for "query": an
+    #: entity the query names, which the target mentions or is about), or for a turn
     #: "the turn after" / "the turn before" (the source is the turn that brought it).
     name: str
     weight: float

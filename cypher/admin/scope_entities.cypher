@@ -14,8 +14,8 @@ CALL (old) {
   MERGE (m)-[:MENTIONS]->(e)
   DELETE r
   WITH DISTINCT e
-  SET e.degree = COUNT { (e)<-[:MENTIONS]-(:Memory) },
-      e.public_degree = COUNT { (e)<-[:MENTIONS]-(:Memory {visibility: 'public'}) }
+  SET e.degree = {{degree}},
+      e.public_degree = {{public_degree}}
 } IN TRANSACTIONS OF 500 ROWS
 DETACH DELETE old
 RETURN count(*) AS split

@@ -1,9 +1,10 @@
 // edit/forget_hard — forget for good, with every copy of the text graphmem made: the
 // memory, the memories consolidated from it (their summaries quote it), the stored
-// earlier versions of both, and all their edges are deleted; entities that no memory
-// mentions any more are deleted, and so are the scope's reflections that name one of
-// them. Each deleted memory (not a version) leaves a Tombstone with only its id, content
-// hash, scope, time and who — never the text — which refuses writing it again.
+// earlier versions of both, and all their edges are deleted, and the next turn's context
+// loses it; entities that no memory mentions or is about any more are deleted, and so
+// are the scope's reflections that name one of them. Each deleted memory (not a
+// version) leaves a Tombstone with only its id, content hash, scope, time and who —
+// never the text — which refuses writing it again.
 // Params: $id, $scope, $now, $by.
 // Returns: id, versions (earlier versions deleted), derived (ids of consolidated and
 //          reflection memories deleted with it) — no row if missing from the scope.
@@ -18,20 +19,27 @@ CALL (roots) {
 }
 CALL (roots, versions) {
   UNWIND roots + versions AS x
-  MATCH (x)-[:MENTIONS]->(e:Entity)
+  MATCH (x)-[:MENTIONS|ABOUT]->(e:Entity)
   RETURN collect(DISTINCT e) AS entities
 }
 FOREACH (r IN roots |
   CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
                       forgotten_at: $now, forgotten_by: $by,
                       derived_from: CASE WHEN r.id = $id THEN null ELSE $id END}))
+// The turn after a forgotten one carries its text as context: that copy goes too.
+WITH m, roots, versions, entities
+CALL (roots) {
+  UNWIND roots AS r
+  MATCH (r)-[:NEXT]->(n:Memory)
+  REMOVE n.context
+}
 WITH m.id AS id, roots, versions, entities, [r IN roots WHERE r.id <> $id | r.id] AS derived
 FOREACH (x IN roots + versions | DETACH DELETE x)
 WITH id, versions, derived, entities
 CALL (entities) {
   UNWIND entities AS e
-  WITH e, COUNT { (e)<-[:MENTIONS]-(:Memory) } AS degree,
-       COUNT { (e)<-[:MENTIONS]-(:Memory {visibility: 'public'}) } AS public_degree
+  WITH e, {{degree}} AS degree,
+       {{public_degree}} AS public_degree
   SET e.degree = degree, e.public_degree = public_degree
   WITH e WHERE degree = 0
   WITH collect(e) AS orphans

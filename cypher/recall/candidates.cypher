@@ -7,11 +7,14 @@
 // fewer than $fetch of them pass while it returned all it was asked for, the caller asks
 // again with more, and at last with $scan: an exact cosine scan of the visible scopes.
 // Fusion is reciprocal rank ($alpha null) or alpha * cosine + (1 - alpha) * BM25 / best
-// BM25. Every candidate's cosine is exact: the index's own score for what it found,
+// BM25. With $context_lucene (hybrid rank fusion only), two more lists join the fusion:
+// every candidate, and the turn after each, ranked as it reads in its conversation (see
+// "Context" below), so the answer that follows a question's words is found itself. Every candidate's cosine is exact: the index's own score for what it found,
 // vector.similarity.cosine for what only the full-text index found.
 // Score = relevance * ((1 - $temporal) + $temporal * R^0.3) * layer factor, R the
 // memory's retention at $now from the decay table ($decay: kind -> {h, shape, floor}).
 // Params: $vector (list of float or null), $lucene (string or null), $scan (bool),
+//         $context_lucene (string over the `context` field, or null: no context lists),
 //         $vector_index, $index_fetch (int), $text_index, $fetch (int, per list),
 //         $scope, $layers (read-only scopes),
 //         $lifecycles, $kinds (list or null), $filters (list of {key, values}),
@@ -38,7 +41,7 @@ CALL () {
   // One row even when nothing passed, so that index_returned reaches the caller.
   UNWIND CASE WHEN size(found) = 0 THEN [null] ELSE range(0, size(found) - 1) END AS i
   RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
-         returned
+         null AS cbm25, returned
   UNION ALL
   WITH 1 AS on
   WHERE $vector IS NOT NULL AND $scan
@@ -55,7 +58,7 @@ CALL () {
   WITH collect({m: node, s: score}) AS found
   UNWIND range(0, size(found) - 1) AS i
   RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
-         null AS returned
+         null AS cbm25, null AS returned
   UNION ALL
   WITH 1 AS on
   WHERE $lucene IS NOT NULL
@@ -70,18 +73,83 @@ CALL () {
   WITH collect({m: node, s: score}) AS found
   UNWIND range(0, size(found) - 1) AS i
   RETURN found[i].m AS m, null AS vrank, null AS vscore, i + 1 AS trank, found[i].s AS bm25,
-         null AS returned
+         null AS cbm25, null AS returned
+  UNION ALL
+  WITH 1 AS on
+  WHERE $context_lucene IS NOT NULL
+  CALL db.index.fulltext.queryNodes($text_index, $context_lucene, {limit: $fetch})
+    YIELD node, score
+  WITH node, score
+  WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
+    AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
+    AND all(f IN $filters WHERE node[f.key] IN f.values)
+    AND ($since IS NULL OR node.created_at >= $since)
+    AND ($until IS NULL OR node.created_at < $until)
+  RETURN node AS m, null AS vrank, null AS vscore, null AS trank, null AS bm25,
+         score AS cbm25, null AS returned
 }
 WITH m, min(vrank) AS vrank, max(vscore) AS vscore, min(trank) AS trank, max(bm25) AS bm25,
-     max(returned) AS returned
+     max(cbm25) AS cbm25, max(returned) AS returned
 WITH collect(CASE WHEN m IS NOT NULL
-                  THEN {m: m, vrank: vrank, vscore: vscore, trank: trank, bm25: bm25} END)
+                  THEN {m: m, vrank: vrank, vscore: vscore, trank: trank, bm25: bm25,
+                        cbm25: cbm25} END)
        AS cands,
      max(bm25) AS best,
      coalesce(max(vrank), 0) AS vector_found, coalesce(max(returned), 0) AS index_returned
-UNWIND cands AS c
-WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, best, vector_found,
-     index_returned,
+// Context: each candidate, and the turn after each of the first two lists' candidates, is
+// also ranked as it reads in its conversation — by BM25 over `context` (the turn before
+// and itself; its own text when it has none) and by the cosine of the query with the
+// mean of its and the previous turn's vectors, (c + c_prev) / sqrt(2 + 2 cos(x, prev)).
+CALL (cands) {
+  WITH cands WHERE $context_lucene IS NULL
+  RETURN cands AS pool
+  UNION ALL
+  WITH cands WHERE $context_lucene IS NOT NULL
+  UNWIND cands AS c
+  WITH c, c.m AS cm
+  OPTIONAL MATCH (cm)-[:NEXT]->(n:Memory)
+    WHERE (c.vrank IS NOT NULL OR c.trank IS NOT NULL)
+      AND (n.scope = $scope OR (n.scope IN $layers AND n.visibility = 'public'))
+      AND n.lifecycle IN $lifecycles AND ($kinds IS NULL OR n.kind IN $kinds)
+      AND all(f IN $filters WHERE n[f.key] IN f.values)
+      AND ($since IS NULL OR n.created_at >= $since)
+      AND ($until IS NULL OR n.created_at < $until)
+  WITH collect(DISTINCT c) AS cs, collect(DISTINCT n) AS ns
+  WITH cs + [n IN ns WHERE NOT n IN [c IN cs | c.m] | {m: n}] AS xs
+  UNWIND xs AS x
+  WITH x, x.m AS xm
+  CALL (xm) {
+    OPTIONAL MATCH (p:Memory)-[:NEXT]->(xm)
+      WHERE p.embedding IS NOT NULL
+        AND (p.scope = $scope OR (p.scope IN $layers AND p.visibility = 'public'))
+    RETURN p LIMIT 1
+  }
+  WITH x, xm, p,
+       CASE WHEN x.vscore IS NOT NULL THEN 2 * x.vscore - 1
+            WHEN xm.embedding IS NULL THEN null
+            ELSE 2 * vector.similarity.cosine(xm.embedding, $vector) - 1 END AS cx
+  WITH x,
+       CASE WHEN cx IS NULL OR p IS NULL THEN cx
+            ELSE (cx + 2 * vector.similarity.cosine(p.embedding, $vector) - 1)
+                 / sqrt(4 * vector.similarity.cosine(p.embedding, xm.embedding) + 1e-9)
+       END AS ccos,
+       CASE WHEN xm.context IS NULL THEN x.bm25 ELSE x.cbm25 END AS cbm
+  ORDER BY coalesce(ccos, -2.0) DESC
+  WITH collect({x: x, ccos: ccos, cbm: cbm}) AS rows
+  UNWIND range(0, size(rows) - 1) AS i
+  WITH rows[i] AS r, CASE WHEN rows[i].ccos IS NULL OR i >= $fetch THEN null
+                          ELSE i + 1 END AS cvrank
+  ORDER BY coalesce(r.cbm, -1.0) DESC
+  WITH collect({x: r.x, cbm: r.cbm, cvrank: cvrank}) AS rows
+  UNWIND range(0, size(rows) - 1) AS i
+  WITH rows[i] AS r, i
+  WITH r.x AS x, r.cvrank AS cvrank,
+       CASE WHEN r.cbm IS NULL OR i >= $fetch THEN null ELSE i + 1 END AS ctrank
+  RETURN collect(x {.*, cvrank: cvrank, ctrank: ctrank}) AS pool
+}
+UNWIND pool AS c
+WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, c.cvrank AS cvrank,
+     c.ctrank AS ctrank, best, vector_found, index_returned,
      CASE WHEN c.vscore IS NOT NULL THEN 2 * c.vscore - 1
           WHEN $vector IS NULL OR c.m.embedding IS NULL THEN null
           ELSE 2 * vector.similarity.cosine(c.m.embedding, $vector) - 1 END AS cosine
@@ -89,6 +157,10 @@ WITH m, vrank, trank, bm25, cosine, vector_found, index_returned,
      CASE
        WHEN $lucene IS NULL THEN cosine
        WHEN $vector IS NULL THEN coalesce(bm25, 0.0) / best
+       WHEN $alpha IS NULL AND $context_lucene IS NOT NULL THEN
+         (coalesce(1.0 / ($rrf_k + vrank), 0.0) + coalesce(1.0 / ($rrf_k + trank), 0.0)
+          + coalesce(1.0 / ($rrf_k + cvrank), 0.0) + coalesce(1.0 / ($rrf_k + ctrank), 0.0))
+         * ($rrf_k + 1) / 4.0
        WHEN $alpha IS NULL THEN
          (coalesce(1.0 / ($rrf_k + vrank), 0.0) + coalesce(1.0 / ($rrf_k + trank), 0.0))
          * ($rrf_k + 1) / 2.0

@@ -212,8 +212,8 @@ def test_bench_locomo_prints_recall_per_mode(cli: CliRunner, tmp_path) -> None:
     result = json.loads(done.stdout)
     assert result["questions"] == 2
     modes = {m["mode"]: m for m in result["modes"]}
-    assert set(modes) == {"keyword", "vector", "hybrid", "hybrid+assoc", "hybrid+turns",
-                          "default", "plain reference"}
+    assert set(modes) == {"keyword", "vector", "hybrid", "hybrid+assoc", "hybrid+context",
+                          "hybrid+turns", "default", "plain reference"}
     assert modes["plain reference"]["recall_at_10"] == 100.0
     assert modes["hybrid"]["recall_at_5"] == 100.0
     assert modes["hybrid"]["by_category"]["single-hop"]["n"] == 2

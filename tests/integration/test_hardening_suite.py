@@ -52,8 +52,8 @@ SCOPES = ("a", "b", "c")
 @pytest.fixture(scope="module")
 def tenants(schema_ready: Settings, embedder) -> Iterator[tuple[dict[str, str], GraphMem]]:
     """Three scopes holding the same topics, half of each private, with hostile edges
-    planted between them: every link kind, conversation order (NEXT) and a shared
-    session name."""
+    planted between them: every link kind, conversation order (NEXT), mentions of and
+    subjects in another scope's entities, and a shared session name."""
     names = {s: f"tenancy:{uuid.uuid4().hex[:8]}:{s}" for s in SCOPES}
     mem = GraphMem(schema_ready, embedder=embedder)
     for s, scope in names.items():
@@ -75,6 +75,14 @@ def tenants(schema_ready: Settings, embedder) -> Iterator[tuple[dict[str, str], 
         "(y:Memory {scope: p.ys, id: p.y}) CREATE (x)-[:NEXT {session: 'planted'}]->(y)",
         pairs=[{"xs": names[s], "x": f"{s}{i}", "ys": names[o], "y": f"{o}{j}"}
                for s in SCOPES for o in SCOPES if o != s for i, j in ((0, 1), (3, 2))],
+        database_=mem.store.database)
+    # Another scope's private memories mention, and are about, every entity of a scope:
+    # what a query names, and the subjects it lifts, must not carry them across.
+    mem.store.driver.execute_query(
+        "UNWIND $pairs AS p MATCH (e:Entity {scope: p.es}), (y:Memory {scope: p.ys, id: p.y}) "
+        "CREATE (y)-[:MENTIONS]->(e), (y)-[:ABOUT]->(e)",
+        pairs=[{"es": names[s], "ys": names[o], "y": f"{o}{j}"}
+               for s in SCOPES for o in SCOPES if o != s for j in (1, 3)],
         database_=mem.store.database)
     yield names, mem
     mem.flush()

@@ -10,6 +10,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.types import QUERY
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 NOTES = [
@@ -148,6 +149,50 @@ def test_association_through_a_shared_entity(mem: GraphMem) -> None:
     hits = mem.recall("who leads payments?", mode="keyword", hops=1).hits
     assert [h.id for h in hits][:2] == ["a", "b"]
     assert hits[1].path[0].kind == "entity" and hits[1].path[0].name == "name:tomasz nowak"
+
+
+BRIDGE = [
+    {"id": "biscuit", "text": "Biscuit is a beagle adopted from the Maple Shelter in 2021.",
+     "metadata": {"title": "Biscuit"}},
+    {"id": "shelter", "text": "It is run by Dana Ortiz and takes in dogs from the county.",
+     "metadata": {"title": "Maple Shelter"}},
+    {"id": "rex", "text": "Rex is a collie who came from a farm near the coast.",
+     "metadata": {"title": "Rex"}},
+    {"id": "days", "text": "Animal shelters hold adoption days on Saturdays.",
+     "metadata": {"title": "Adoption days"}},
+    {"id": "run", "text": "Running a dog shelter takes volunteers and donations.",
+     "metadata": {"title": "Volunteering"}},
+]
+
+
+def test_a_bridge_question_reaches_the_second_passage_through_its_subject(
+        mem: GraphMem) -> None:
+    mem.remember(BRIDGE, kind="semantic")
+    query = "Who runs the shelter that Biscuit came from?"
+    # Its words and meaning alone do not find the passage about the Maple Shelter, which
+    # never names it: only its subject does.
+    assert "shelter" not in ids(mem, query, top_k=3, hops=0, reinforce=False)
+    hits = mem.recall(query, top_k=3, reinforce=False).hits
+    found = next(h for h in hits if h.id == "shelter")
+    assert found.activation and found.activation > 0
+    assert [(p.source, p.target, p.kind, p.name) for p in found.path] == [
+        ("biscuit", "shelter", "subject", "name:maple shelter")]
+
+
+def test_what_the_query_names_is_reached_and_its_subject_lifted(mem: GraphMem) -> None:
+    mem.remember(BRIDGE, kind="semantic")
+    hits = mem.recall("Tell me about Rex", top_k=5, hops=1, reinforce=False).hits
+    assert hits[0].id == "rex"
+    plain = mem.recall("Tell me about Rex", top_k=5, hops=1, reinforce=False,
+                       subject_weight=0.0, mention_weight=0.0).hits
+    rex = next(h for h in plain if h.id == "rex")
+    assert hits[0].score > rex.score * 1.29  # x (1 + 0.3) for its subject, and more
+    # A memory only the query's entity reaches says so in its path.
+    mem.remember({"id": "rex-2", "text": "Grooming day for Rex is the first Monday."})
+    far = mem.recall("Tell me about Rex", top_k=10, hops=1, reinforce=False,
+                     mode="keyword").hits
+    assert [(p.source, p.kind, p.name) for h in far if h.id == "rex-2" and h.via ==
+            "association" for p in h.path] in ([], [(QUERY, "query", "name:rex")])
 
 
 def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope: str) -> None:

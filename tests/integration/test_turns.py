@@ -79,14 +79,57 @@ def test_the_turn_after_the_matching_one_is_recalled_with_its_path(mem: GraphMem
     def top(**options) -> list:
         return mem.recall(query, top_k=5, reinforce=False, **options).hits
 
-    assert "Priya" not in " ".join(h.text for h in top(turn_weight=0.0))
-    assert "Priya" in " ".join(h.text for h in top())  # lifted from inside the pool
-    hits = top(pool_factor=1)  # a pool of five: the answer is not in it, and comes in
+    assert "Priya" not in " ".join(h.text for h in top(turn_weight=0.0, context=False))
+    assert "Priya" in " ".join(h.text for h in top())
+    # Lifted from inside the pool by the turn before it.
+    assert "Priya" in " ".join(h.text for h in top(context=False, turn_weight=0.5))
+    # A pool of five: the answer is not in it, and comes in as the turn after.
+    hits = top(pool_factor=1, context=False, turn_weight=0.5)
     answer = next(h for h in hits if "Priya" in h.text)
     step = answer.path[-1]
     assert answer.via == "association"
     assert (step.kind, step.name) == ("turn", "the turn after")
     assert step.source == next(h.id for h in hits if h.text.endswith(query))
+
+
+def test_a_turn_is_matched_together_with_the_turn_before_it(mem: GraphMem,
+                                                             tmp_path: Path) -> None:
+    mem.ingest([transcript(tmp_path, [("s1", MIGRATION), ("s2", OTHER)])])
+    query = "Who is leading the Helsinki data-centre migration?"
+    answer = mem.get(meta=("turn_id", "s1-3"))[0]
+    assert answer.text.endswith("Priya, starting next week.")
+
+    def top(**options) -> list:
+        return mem.recall(query, top_k=4, hops=0, turn_weight=0.0, reinforce=False,
+                          **options).hits
+
+    assert answer.id not in {h.id for h in top(context=False)}
+    # Found itself, a direct hit, though its own words are not the question's.
+    assert [h.via for h in top() if h.id == answer.id] == ["direct"]
+
+
+def test_a_turns_context_follows_its_chain_and_keeps_no_private_or_forgotten_text(
+        mem: GraphMem) -> None:
+    def contexts() -> dict[str, str | None]:
+        return {r["id"]: r["context"] for r in mem.store.driver.execute_query(
+            "MATCH (m:Memory {scope: $scope}) RETURN m.id AS id, m.context AS context",
+            scope=mem.settings.scope, database_=mem.store.database).records}
+
+    first, third = "alice: the first thing said today", "alice: the third thing said today"
+    remark = "bob: a private remark in between"
+
+    def turn(i: int, text: str, **kw) -> dict:
+        return {"id": f"t{i}", "text": text, "session": "s", "metadata": {"turn": i}, **kw}
+
+    mem.remember([turn(0, first), turn(2, third)])
+    assert contexts() == {"t0": None, "t2": f"{first}\n{third}"}
+    mem.remember([turn(1, remark, visibility="private")])
+    # A public turn never carries a private one's text.
+    assert contexts() == {"t0": None, "t1": f"{first}\n{remark}", "t2": None}
+    mem.update("t0", text="alice: the first thing, said again")
+    assert contexts()["t1"].startswith("alice: the first thing, said again\n")
+    mem.forget("t0", hard=True)
+    assert contexts()["t1"] is None
 
 
 def test_no_turn_of_another_scope_comes_through(mem: GraphMem, scope: str,

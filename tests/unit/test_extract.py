@@ -7,7 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from graphmem.errors import ConfigError
-from graphmem.extract import RuleExtractor, load_extractor
+from graphmem.extract import RuleExtractor, load_extractor, subject
+from graphmem.retrieval import query_entities
+from graphmem.schema import entity_prefix
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 
@@ -96,3 +98,25 @@ def test_load_extractor_by_name_or_import_path() -> None:
     assert isinstance(load_extractor("graphmem.extract:RuleExtractor"), RuleExtractor)
     with pytest.raises(ConfigError):
         load_extractor("no.such.module:thing")
+
+
+@pytest.mark.parametrize(("metadata", "expected"), [
+    ({"speaker": "Caroline", "turn": 3}, "name:caroline"),
+    ({"title": "Maple  Shelter", "speaker": "Ana"}, "name:maple shelter"),
+    ({"subject": "Project Atlas", "title": "Notes"}, "name:project atlas"),
+    ({"title": "  "}, None),
+    ({"title": 7}, None),
+    ({}, None),
+])
+def test_a_memory_is_about_its_subject_title_or_speaker(metadata, expected) -> None:
+    found = subject(metadata)
+    assert (found.key if found else None) == expected
+
+
+def test_a_query_names_the_subjects_it_would_match() -> None:
+    # The key a title gets is the key the extractor gives the name in a question.
+    assert subject({"title": "Maple Shelter"}).key in keys("Who runs the Maple Shelter?")
+    found = query_entities(RuleExtractor(), "Who runs the Maple Shelter?", AT, ["a", "b", "a"])
+    assert found == [entity_prefix("a") + "name:maple shelter",
+                     entity_prefix("b") + "name:maple shelter"]
+    assert query_entities(None, "Who runs the Maple Shelter?", AT, ["a"]) == []
