@@ -281,11 +281,14 @@ class LatencyBench(BaseModel):
     build_seconds: float
 
 
+#: Each structure step on its own over plain hybrid, then all of them: what each costs.
 LATENCY_MODES: dict[str, dict[str, object]] = {
-    "keyword": {"mode": "keyword", "hops": 0, "turn_weight": 0.0},
-    "vector": {"mode": "vector", "hops": 0, "turn_weight": 0.0},
-    "hybrid": {"mode": "hybrid", "hops": 0, "turn_weight": 0.0},
-    "hybrid+assoc": {"mode": "hybrid", "turn_weight": 0.0},
+    "keyword": {"mode": "keyword", "hops": 0, "turn_weight": 0.0, "context": False},
+    "vector": {"mode": "vector", "hops": 0, "turn_weight": 0.0, "context": False},
+    "hybrid": {"mode": "hybrid", "hops": 0, "turn_weight": 0.0, "context": False},
+    "hybrid+context": {"mode": "hybrid", "hops": 0, "turn_weight": 0.0},
+    "hybrid+assoc": {"mode": "hybrid", "turn_weight": 0.0, "context": False},
+    "hybrid+turns": {"mode": "hybrid", "hops": 0, "context": False},
     "default": {},
 }
 
@@ -337,10 +340,11 @@ def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.n
           start: int, size: int, rng: np.random.Generator, sigma: float,
           created: Callable[[int], datetime] | None = None) -> list[np.ndarray]:
     """Write memories start..size-1 into `scope` through the write path (gates, entities,
-    sessions of 20, synaptic links), each a sample's text and its vector plus noise."""
+    sessions of 20 turns in order, synaptic links), each a sample's text and its vector
+    plus noise."""
     records = [Numbered(i + 1, MemoryIn(
         id=f"{scope}-{i}", text=f"{samples[i % len(samples)]} (#{i})",
-        session=f"s{i // 20}", source="import",
+        session=f"s{i // 20}", metadata={"turn": i % 20}, source="import",
         created_at=created(i) if created else None), "<bench>") for i in range(start, size)]
     timing = Timing()
     out = []

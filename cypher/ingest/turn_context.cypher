@@ -2,8 +2,8 @@
 // that recall can match it together with what it answers (the full-text index holds
 // `context` beside `text`). Set on each written memory and on the turn after it, from
 // the NEXT chain as it now stands; a memory with no turn before it has none. A public
-// turn never carries a private turn's text, so a reader of public memories only learns
-// nothing through it.
+// turn never carries a private turn's text, so a reader of public memories (a layer)
+// learns nothing of a private turn through it.
 // Params: $scope, $ids (the memories just written).
 // Returns: nothing.
 UNWIND $ids AS id

@@ -28,9 +28,10 @@
 //          from, step (the path's last step), prev ({from, step} of a hop-2 path's first
 //          step), relevance, cosine, retention, layer (the
 //          last four only for memories that are not direct candidates).
-// The query's own entities: the memories that mention one are reached directly, each
-// entity's share (1 / the number it names) spread evenly over its memories (1 / degree),
-// as a personalised PageRank's first step, so a rare name counts and a hub cannot flood.
+// The query's own entities: the memories that mention one or are about it are reached
+// directly, each entity's share (1 / the number it names) spread evenly over its memories
+// (1 / degree), as a personalised PageRank's first step, so a rare name counts and a hub
+// cannot flood.
 CALL () {
   UNWIND $query_entities AS key
   MATCH (e:Entity {key: key})

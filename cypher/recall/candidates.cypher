@@ -9,7 +9,8 @@
 // Fusion is reciprocal rank ($alpha null) or alpha * cosine + (1 - alpha) * BM25 / best
 // BM25. With $context_lucene (hybrid rank fusion only), two more lists join the fusion:
 // every candidate, and the turn after each, ranked as it reads in its conversation (see
-// "Context" below), so the answer that follows a question's words is found itself. Every candidate's cosine is exact: the index's own score for what it found,
+// "Context" below), so the answer that follows a question's words is found itself.
+// Every candidate's cosine is exact: the index's own score for what it found,
 // vector.similarity.cosine for what only the full-text index found.
 // Score = relevance * ((1 - $temporal) + $temporal * R^0.3) * layer factor, R the
 // memory's retention at $now from the decay table ($decay: kind -> {h, shape, floor}).

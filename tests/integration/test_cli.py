@@ -244,7 +244,8 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     assert done.exit_code == 0, done.stderr
     rows = json.loads(done.stdout)["rows"]
     assert [r["memories"] for r in rows] == [40, 80]
-    assert set(rows[0]["p50_ms"]) == {"keyword", "vector", "hybrid", "hybrid+assoc", "default",
+    assert set(rows[0]["p50_ms"]) == {"keyword", "vector", "hybrid", "hybrid+context",
+                                      "hybrid+assoc", "hybrid+turns", "default",
                                       "numpy brute force"}
     assert all(v > 0 for r in rows for v in r["p50_ms"].values())
 
