@@ -291,7 +291,7 @@ def graph_of(mem: GraphMem, scope: str) -> dict[str, int]:
 INGEST = """
     import sys
     from graphmem.cli import main
-    sys.argv = ["graphmem", "ingest", sys.argv[1], "--scope", sys.argv[2]]
+    sys.argv = ["graphmem", "ingest", *sys.argv[2:], "--scope", sys.argv[1]]
     main()
 """
 
@@ -301,9 +301,16 @@ def conversation(shared_data: Path) -> Path:
     return shared_data / "locomo" / "conv-26.json"
 
 
-def ingest_to_end(mem: GraphMem, conversation: Path, scope: str) -> None:
-    proc = run_script(mem.settings, INGEST, str(conversation), scope)
+def ingest(mem: GraphMem, paths: list[Path], scope: str) -> subprocess.Popen[str]:
+    return run_script(mem.settings, INGEST, scope, *map(str, paths))
+
+
+def ingest_to_end(mem: GraphMem, paths: list[Path], scope: str) -> float:
+    """Ingest `paths` into `scope` in a process of its own; the seconds it took."""
+    started = time.monotonic()
+    proc = ingest(mem, paths, scope)
     assert proc.wait(timeout=600) == 0, proc.stderr.read()
+    return time.monotonic() - started
 
 
 def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
@@ -311,15 +318,15 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                                                               hardening) -> None:
     clean, killed = mem.settings.scope + "-clean", mem.settings.scope + "-killed"
     try:
-        ingest_to_end(mem, conversation, clean)
-        for delay in (9.0, 12.0):  # while loading the model, then while writing
-            proc = run_script(mem.settings, INGEST, str(conversation), killed)
-            time.sleep(delay)
+        took = ingest_to_end(mem, [conversation], clean)
+        for share in (0.3, 0.7):  # while loading the model, then while writing
+            proc = ingest(mem, [conversation], killed)
+            time.sleep(share * took)
             proc.kill()
             proc.wait(timeout=60)
             partial = graph_of(mem, killed)["memories"]
             assert partial in (0, graph_of(mem, clean)["memories"])
-        ingest_to_end(mem, conversation, killed)
+        ingest_to_end(mem, [conversation], killed)
         assert graph_of(mem, killed) == graph_of(mem, clean)
         hardening.inputs += 3
     finally:
@@ -331,17 +338,20 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                     reason="kills and restarts the local server: `.ci/run` runs it on its "
                     "own after the suite (GRAPHMEM_KILL_SERVER=1)")
 def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
-                                                               conversation: Path) -> None:
+                                                               shared_data: Path) -> None:
     from graphmem.server import LocalServer
 
     server = LocalServer(mem.settings)
     pid = server.pid()
     assert pid is not None, "needs the local server of `graphmem server start`"
     clean, killed = mem.settings.scope + "-clean", mem.settings.scope + "-killed"
+    # Every conversation as one input, one transaction: long enough that a kill at 60 %
+    # of a clean run's time lands while it is open, on a fast machine as on a slow one.
+    paths = sorted((shared_data / "locomo").glob("*.json"))
     try:
-        ingest_to_end(mem, conversation, clean)
-        proc = run_script(mem.settings, INGEST, str(conversation), killed)
-        time.sleep(12.0)
+        took = ingest_to_end(mem, paths, clean)
+        proc = ingest(mem, paths, killed)
+        time.sleep(0.6 * took)
         os.kill(pid, signal.SIGKILL)
         assert proc.wait(timeout=120) == 2, "an ingest whose server dies exits 2"
         for _ in range(50):
@@ -351,9 +361,12 @@ def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
         server.start()
         mem.close()  # the old pool's connections died with the server
         assert graph_of(mem, killed)["memories"] == 0
-        ingest_to_end(mem, conversation, killed)
+        ingest_to_end(mem, paths, killed)
         assert graph_of(mem, killed) == graph_of(mem, clean)
     finally:
+        if server.pid() is None:  # a failure above must not leave the run without a server
+            server.start()
+            mem.close()
         for s in (clean, killed):
             mem.store.autocommit("admin/delete_scope", scope=s)
 
