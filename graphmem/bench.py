@@ -127,8 +127,72 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _DIA = re.compile(r"D\d+:\d+")
 
 
-def _evidence(qa: dict) -> set[str]:
+def evidence(qa: dict) -> set[str]:
+    """The dia_ids a LoCoMo question's answer rests on."""
     return {m.group(0) for e in qa.get("evidence", []) for m in _DIA.finditer(str(e))}
+
+
+class Conversation(BaseModel):
+    """One LoCoMo conversation of a file: its name, the raw item, and the questions of
+    categories 1-4 that have evidence, in order."""
+
+    name: str
+    item: dict
+    questions: list[dict]
+    #: The day after its last session: when its questions are asked.
+    asked_at: datetime
+
+
+def conversations(path: Path) -> list[Conversation]:
+    """The conversations of a LoCoMo file (one, or the original locomo10.json list)."""
+    doc = json.loads(formats.read_text(path))
+    items = doc if isinstance(doc, list) else [doc]
+    found = []
+    for n, item in enumerate(items):
+        conv = item.get("conversation", item)
+        qa = item.get("qa", doc.get("qa", []) if isinstance(doc, dict) else [])
+        last = formats.locomo_sessions(conv)[-1]
+        at = formats.locomo_date(conv[f"session_{last}_date_time"], str(path), "")
+        found.append(Conversation(
+            name=path.stem if len(items) == 1 else f"{path.stem}-{n}", item=item,
+            questions=[q for q in qa if q.get("category") in CATEGORIES and evidence(q)],
+            asked_at=at + timedelta(days=1)))
+    return found
+
+
+def turns_of(conversation: Conversation, path: Path) -> list[Numbered]:
+    """A conversation's turns as records, as `ingest` reads them."""
+    collector = Collector()
+    formats.read_locomo(conversation.item, str(path), conversation.name, collector)
+    return collector.records
+
+
+def asker(mem: GraphMem, now: datetime) -> GraphMem:
+    """A GraphMem on `mem`'s connection pool and model whose clock reads `now`."""
+    other = GraphMem(mem.settings, embedder=mem.embedder, now=now)
+    other._store = mem.store  # same connection pool
+    return other
+
+
+Found = dict[int, list[tuple[float, float]]]  # category -> (recall@5, recall@10) per question
+
+
+def score(found: Found, question: dict, got: Sequence[str | None]) -> None:
+    """Add one question's evidence recall@5 and @10 for the ranked dia_ids `got`."""
+    wanted = evidence(question)
+    found.setdefault(question["category"], []).append(
+        (len(wanted & set(got[:5])) / len(wanted), len(wanted & set(got[:10])) / len(wanted)))
+
+
+def mode_scores(name: str, per_cat: Found) -> ModeScores:
+    """Overall and per-category recall of one row of a benchmark."""
+    every = [x for xs in per_cat.values() for x in xs]
+    return ModeScores(
+        mode=name,
+        recall_at_5=_pct(a for a, _ in every), recall_at_10=_pct(b for _, b in every),
+        by_category={CATEGORIES[c]: {"@5": _pct(a for a, _ in xs),
+                                     "@10": _pct(b for _, b in xs), "n": len(xs)}
+                     for c, xs in sorted(per_cat.items())})
 
 
 def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
@@ -138,54 +202,27 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
     after the conversation's last session."""
     modes = modes or LOCOMO_MODES
     started = time.perf_counter()
-    found: dict[str, dict[int, list[tuple[float, float]]]] = {
-        m: {} for m in [*modes, REFERENCE]}
+    found: dict[str, Found] = {m: {} for m in [*modes, REFERENCE]}
     questions = 0
     for path in paths:
-        conversation = json.loads(formats.read_text(path))
-        items = conversation if isinstance(conversation, list) else [conversation]
-        for n, item in enumerate(items):
-            conv = item.get("conversation", item)
-            qa = item.get("qa", conversation.get("qa", []) if isinstance(conversation, dict)
-                          else [])
-            scope = f"bench:locomo:{path.stem}-{n}"
-            turns = _load(mem, item, path, scope, conv, n if len(items) > 1 else None)
+        for conv in conversations(path):
+            scope = f"bench:locomo:{conv.name}"
+            turns = _load(mem, turns_of(conv, path), scope)
             plain = PlainReference([t.record.text for t in turns], mem.embedder)
             dia_ids = [t.record.metadata.get("dia_id") for t in turns]
-            last = formats.locomo_sessions(conv)[-1]
-            now = formats.locomo_date(conv[f"session_{last}_date_time"], str(path), "")
-            asker = GraphMem(mem.settings, embedder=mem.embedder,
-                             now=now + timedelta(days=1))
-            asker._store = mem.store  # same connection pool
-            for q in qa:
-                category, evidence = q.get("category"), _evidence(q)
-                if category not in CATEGORIES or not evidence:
-                    continue
+            ask = asker(mem, conv.asked_at)
+            for q in conv.questions:
                 questions += 1
                 for name, settings in modes.items():
-                    hits = asker.recall(q["question"], scope=scope, top_k=10,
-                                        **settings).hits  # type: ignore[arg-type]
-                    got = [h.metadata.get("dia_id") for h in hits]
-                    at5 = len(evidence & set(got[:5])) / len(evidence)
-                    at10 = len(evidence & set(got[:10])) / len(evidence)
-                    found[name].setdefault(category, []).append((at5, at10))
-                got = [dia_ids[i] for i in plain.rank(q["question"], 10)]
-                found[REFERENCE].setdefault(category, []).append(
-                    (len(evidence & set(got[:5])) / len(evidence),
-                     len(evidence & set(got)) / len(evidence)))
+                    hits = ask.recall(q["question"], scope=scope, top_k=10,
+                                      **settings).hits  # type: ignore[arg-type]
+                    score(found[name], q, [h.metadata.get("dia_id") for h in hits])
+                score(found[REFERENCE], q, [dia_ids[i] for i in plain.rank(q["question"], 10)])
             if not keep:
                 mem.store.autocommit("admin/delete_scope", scope=scope)
-    scores = []
-    for name, per_cat in found.items():
-        every = [x for xs in per_cat.values() for x in xs]
-        scores.append(ModeScores(
-            mode=name,
-            recall_at_5=_pct(a for a, _ in every), recall_at_10=_pct(b for _, b in every),
-            by_category={CATEGORIES[c]: {"@5": _pct(a for a, _ in xs),
-                                         "@10": _pct(b for _, b in xs), "n": len(xs)}
-                         for c, xs in sorted(per_cat.items())}))
     return LocomoBench(cores=os.cpu_count() or 1, conversations=len(paths),
-                       questions=questions, modes=scores,
+                       questions=questions,
+                       modes=[mode_scores(name, per_cat) for name, per_cat in found.items()],
                        seconds=round(time.perf_counter() - started, 1))
 
 
@@ -194,17 +231,13 @@ def _pct(values: Iterable[float]) -> float:
     return round(100 * sum(xs) / len(xs), 1) if xs else 0.0
 
 
-def _load(mem: GraphMem, item: dict, path: Path, scope: str, conv: dict,
-          n: int | None) -> list[Numbered]:
-    """Ingest one conversation into `scope`, unless a kept earlier run left it there;
-    its turns as records either way."""
-    collector = Collector()
-    formats.read_locomo(item, str(path), path.stem if n is None else f"{path.stem}-{n}",
-                        collector)
+def _load(mem: GraphMem, records: list[Numbered], scope: str) -> list[Numbered]:
+    """Write a conversation's turns into `scope`, unless a kept earlier run left them there;
+    the records either way."""
     have = mem.store.read("admin/count_memories", scope=scope)[0]["memories"]
-    if have != len(collector.records):
-        mem.write(collector.records, mem.write_options(scope=scope))
-    return collector.records
+    if have != len(records):
+        mem.write(records, mem.write_options(scope=scope))
+    return records
 
 
 class MultihopBench(BaseModel):
@@ -356,7 +389,7 @@ def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.n
         vecs = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
         memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
         out.append(vecs)
-        write_records(mem.store, _Memo(memo), mem.extractor, chunk,
+        write_records(mem.store, GivenVectors(memo), mem.extractor, chunk,
                       mem.write_options(scope=scope), timing=timing)
     return out
 
@@ -401,7 +434,7 @@ def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
                       build_seconds=round(build, 1))
 
 
-class _Memo:
+class GivenVectors:
     """Hands the write path the vectors made for it, in place of the model."""
 
     def __init__(self, memo: dict[str, np.ndarray]) -> None:

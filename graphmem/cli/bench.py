@@ -73,6 +73,37 @@ def locomo(
     emit(result, as_json, render)
 
 
+@app.command("replay")
+@handled
+def replay(
+    paths: Annotated[list[Path], typer.Argument(help="LoCoMo conversation files.")],
+    keep: Annotated[bool, typer.Option(
+        help="Keep the copies' scopes afterwards, to look at them.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Does memory get better with use? Each conversation's questions in order: the second
+    half with no use, after the first half was asked (reinforcement), and after it was
+    asked and its answers reported used or unused (feedback); and the first half asked
+    again. Fresh copies of one store per conversation, in one run."""
+    from graphmem.replay import replay as run_replay
+
+    with GraphMem(load_settings()) as mem:
+        result = run_replay(mem, paths, keep=keep)
+
+    def render(c) -> None:
+        cats = list(bench.CATEGORIES.values())
+        table = Table("questions", "R@5", "R@10", *(f"{c} @10" for c in cats),
+                      title=f"LoCoMo replay, {result.first_half} + {result.second_half} "
+                      f"questions from {result.conversations} conversations "
+                      f"({result.cores} cores, {result.seconds:.0f} s)", title_justify="left")
+        for m in result.rows:
+            table.add_row(m.mode, f"{m.recall_at_5:.1f}", f"{m.recall_at_10:.1f}",
+                          *(f"{m.by_category.get(c, {}).get('@10', 0):.1f}" for c in cats))
+        c.print(table)
+
+    emit(result, as_json, render)
+
+
 @app.command("multihop")
 @handled
 def multihop(

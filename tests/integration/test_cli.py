@@ -219,6 +219,25 @@ def test_bench_locomo_prints_recall_per_mode(cli: CliRunner, tmp_path) -> None:
     assert modes["hybrid"]["by_category"]["single-hop"]["n"] == 2
 
 
+def test_bench_replay_uses_copies_and_leaves_nothing(cli: CliRunner, tmp_path,
+                                                     mem) -> None:
+    path = tmp_path / "conv-x.json"
+    path.write_text(json.dumps(_conversation()), encoding="utf-8")
+    done = cli.invoke(app, ["bench", "replay", str(path), "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["first_half"], result["second_half"]) == (1, 1)
+    rows = {r["mode"]: r for r in result["rows"]}
+    assert list(rows) == ["second half, no use", "second half after use: reinforcement",
+                          "second half after use: reinforcement + feedback",
+                          "first half, first asked", "first half, asked again"]
+    assert all(r["recall_at_10"] == 100.0 for r in rows.values())  # four turns, top 10
+    left = mem.store.driver.execute_query(
+        "MATCH (m:Memory) WHERE m.scope STARTS WITH 'bench:replay:conv-x' RETURN count(m) AS n",
+        database_=mem.store.database).records[0]["n"]
+    assert left == 0
+
+
 def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path) -> None:
     corpus = [{"title": "Biscuit", "text": "Biscuit is a beagle adopted from the Maple shelter."},
               {"title": "Maple shelter", "text": "The Maple shelter is run by Dana Ortiz."},
