@@ -9,7 +9,8 @@ the same thing). The rows, side by side:
 - the second half on a copy nobody used (the baseline);
 - after phase 1 with reinforcement only;
 - after phase 1 with reinforcement and feedback;
-- the first half as phase 1 first asked it, and the same questions asked again after it.
+- the first half on the copy nobody used, as phase 1 asked it (each question after the
+  earlier ones' use), and the same questions asked again after phase 1.
 """
 
 from __future__ import annotations
@@ -38,9 +39,10 @@ from graphmem.ingest import write as write_records
 UNUSED = "second half, no use"
 REINFORCED = "second half after use: reinforcement"
 FED_BACK = "second half after use: reinforcement + feedback"
-FIRST = "first half, first asked"
+FIRST_UNUSED = "first half, no use"
+FIRST = "first half, as phase 1 asked it"
 AGAIN = "first half, asked again"
-ROWS = (UNUSED, REINFORCED, FED_BACK, FIRST, AGAIN)
+ROWS = (UNUSED, REINFORCED, FED_BACK, FIRST_UNUSED, FIRST, AGAIN)
 #: Each copy: what phase 1 does on it, and the row its second half scores in.
 COPIES = {"unused": (None, UNUSED), "reinforced": ("reinforce", REINFORCED),
           "fed-back": ("feedback", FED_BACK)}
@@ -87,9 +89,9 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Repla
                              feedback=use == "feedback")
                     for q in second:
                         _ask(ask, scope, q, found[row])
-                    if use == "feedback":
+                    if use in (None, "feedback"):
                         for q in first:
-                            _ask(ask, scope, q, found[AGAIN])
+                            _ask(ask, scope, q, found[AGAIN if use else FIRST_UNUSED])
                 finally:
                     if not keep:
                         mem.store.autocommit("admin/delete_scope", scope=scope)

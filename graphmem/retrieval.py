@@ -99,6 +99,8 @@ class RecallOptions(BaseModel):
     #: turn's speaker) scores x (1 + subject_weight).
     mention_weight: float = Field(1.0, ge=0.0)
     subject_weight: float = Field(0.3, ge=0.0, le=1.0)
+    #: Feedback in the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
+    use_weight: float = Field(0.6, ge=0.0, le=1.0)
     hub_limit: int = 50
     link_tau_days: float = 90.0
     reinforce: bool = True
@@ -207,6 +209,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         "kinds": opts.kinds, "filters": _filters(opts.filters),
         "since": opts.since, "until": opts.until,
         "temporal": opts.temporal_weight, "layer_factor": opts.layer_factor,
+        "use_weight": opts.use_weight,
         "decay": cypher_params(opts.decay), "now": as_utc(now),
         # Diversity picks from a deeper ranking than it returns.
         "k": opts.top_k * opts.pool_factor if opts.diverse else opts.top_k,
@@ -324,7 +327,7 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
         mention_weight=opts.mention_weight, subject_weight=opts.subject_weight,
         k=k, **{p: common[p] for p in ("scope", "layers", "lifecycles", "kinds", "filters",
                                        "since", "until", "now", "temporal", "layer_factor",
-                                       "decay")})
+                                       "decay", "use_weight")})
     hits = []
     for r in rows:
         # A memory association reached, also a direct hit it lifted, shows how.

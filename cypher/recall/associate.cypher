@@ -22,7 +22,8 @@
 //         float or null: no bonus factor without it), $scope, $layers, $lifecycles,
 //         $kinds, $filters, $since, $until, $now, $link_tau, $entity_weight, $hub_limit,
 //         $hop_decay, $temporal, $layer_factor, $decay, $query_entities (list of keys),
-//         $mention_weight, $subject_weight.
+//         $mention_weight, $subject_weight, $use_weight (feedback's factor on what
+//         association alone brings in, as candidates apply it to theirs).
 // Returns, best first and at most $k: id, memory (properties without the embedding),
 //          direct (bool), score, activation (the bonus, null if not reached), hop,
 //          from, step (the path's last step), prev ({from, step} of a hop-2 path's first
@@ -164,7 +165,8 @@ CALL (reached) {
        {{retention}} AS retention,
        CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
   RETURN m, false AS direct,
-         x.bonus * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score, x,
+         x.bonus * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer
+           * {{usefulness}} AS score, x,
          x.cosine AS cosine, retention, layer
 }
 // A memory about what the query names (its title, a turn's speaker) rises by a factor.

@@ -12,8 +12,9 @@
 // "Context" below), so the answer that follows a question's words is found itself.
 // Every candidate's cosine is exact: the index's own score for what it found,
 // vector.similarity.cosine for what only the full-text index found.
-// Score = relevance * ((1 - $temporal) + $temporal * R^0.3) * layer factor, R the
-// memory's retention at $now from the decay table ($decay: kind -> {h, shape, floor}).
+// Score = relevance * ((1 - $temporal) + $temporal * R^0.3) * layer factor * usefulness,
+// R the memory's retention at $now from the decay table ($decay: kind -> {h, shape,
+// floor}), usefulness what feedback said of it (fragments/usefulness, $use_weight).
 // Params: $vector (list of float or null), $lucene (string or null), $scan (bool),
 //         $context_lucene (string over the `context` field, or null: no context lists),
 //         $vector_index, $index_fetch (int), $text_index, $fetch (int, per list),
@@ -21,7 +22,8 @@
 //         $lifecycles, $kinds (list or null), $filters (list of {key, values}),
 //         $since, $until (datetime or null),
 //         $alpha (float or null), $rrf_k (int), $temporal (0..1), $layer_factor,
-//         $decay (map), $now (datetime), $k (int), $hydrate (bool: return memory).
+//         $decay (map), $now (datetime), $k (int), $hydrate (bool: return memory),
+//         $use_weight.
 // Returns: id, scope, memory (properties without the embedding; null unless $hydrate),
 //          relevance, cosine, bm25,
 //          vector_rank, text_rank, retention, layer, score — best first, at most $k —
@@ -175,7 +177,8 @@ WITH m, vrank, trank, bm25, cosine, relevance, vector_found, index_returned,
      CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
 WITH m, vrank, trank, bm25, cosine, relevance, retention, layer, vector_found,
      index_returned,
-     relevance * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score
+     relevance * ((1 - $temporal) + $temporal * retention ^ 0.3) * layer * {{usefulness}}
+       AS score
 ORDER BY score DESC, m.id
 LIMIT $k
 RETURN m.id AS id, m.scope AS scope, CASE WHEN $hydrate THEN m {.*, embedding: null} END AS memory,

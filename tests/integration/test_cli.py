@@ -230,7 +230,8 @@ def test_bench_replay_uses_copies_and_leaves_nothing(cli: CliRunner, tmp_path,
     rows = {r["mode"]: r for r in result["rows"]}
     assert list(rows) == ["second half, no use", "second half after use: reinforcement",
                           "second half after use: reinforcement + feedback",
-                          "first half, first asked", "first half, asked again"]
+                          "first half, no use", "first half, as phase 1 asked it",
+                          "first half, asked again"]
     assert all(r["recall_at_10"] == 100.0 for r in rows.values())  # four turns, top 10
     left = mem.store.driver.execute_query(
         "MATCH (m:Memory) WHERE m.scope STARTS WITH 'bench:replay:conv-x' RETURN count(m) AS n",

@@ -312,6 +312,40 @@ def test_often_recalled_memories_become_core(mem: GraphMem) -> None:
     assert mem.get(["fact"])[0].kind == "core"
 
 
+def test_feedback_lifts_a_used_memory_over_an_equally_similar_unused_one(
+        mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "twin-a", "text": "Rollback steps for deploys: revert the release tag"},
+        {"id": "twin-b", "text": "Rollback steps for deploys: revert the release tag!"},
+        {"id": "other", "text": "Lunch is served at noon on Fridays"},
+    ])
+    query = "how do I roll back a deploy?"
+    before = ids(mem, query, reinforce=False)[:2]
+    assert set(before) == {"twin-a", "twin-b"}
+    first, second = before
+    mem.feedback(second, used=True)
+    mem.feedback(first, used=False)
+    assert ids(mem, query, reinforce=False)[:2] == [second, first]
+    # Without feedback in the score, the order is what it was.
+    assert ids(mem, query, reinforce=False, use_weight=0.0)[:2] == before
+
+
+def test_heavy_use_of_one_topic_leaves_another_topics_answer_alone(mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "redis", "text": "The cache layer is Redis; keys expire after an hour"},
+        {"id": "cache-size", "text": "The cache holds about two gigabytes of sessions"},
+        {"id": "vault", "text": "Secrets live in Vault under the platform namespace"},
+        {"id": "rotate", "text": "Vault tokens for services are rotated every thirty days"},
+    ])
+    query = "which key-value store is the cache?"
+    before = ids(mem, query, reinforce=False)
+    assert set(before[:2]) == {"redis", "cache-size"}
+    for _ in range(20):  # another topic, used over and over
+        mem.feedback("vault", used=True)
+        mem.feedback("rotate", used=True)
+    assert ids(mem, query, reinforce=False)[:2] == before[:2]
+
+
 def test_memories_returned_together_get_a_co_retrieval_link(mem: GraphMem) -> None:
     mem.remember([{"id": "x", "text": "Kafka topic orders.v2 carries order events"},
                   {"id": "y", "text": "Kafka retention for orders.v2 is seven days"}])
