@@ -69,9 +69,13 @@ class Memory(StructuredNode):
     say nothing about another's."""
 
     uid = StringProperty(index=True, required=True, db_property="id")
-    # The full-text index (`schema.FULLTEXT_INDEX`) covers text and scope_key; neomodel
-    # declares only single-property full-text indexes, so `schema.install` creates it.
+    # The full-text index (`schema.FULLTEXT_INDEX`) covers text, context and scope_key;
+    # neomodel declares only single-property full-text indexes, so `schema.install`
+    # creates it.
     text = StringProperty(required=True)
+    #: A turn's context: the turn before it, then its own text (`ingest/turn_context`);
+    #: recall matches a turn as it reads in its conversation.
+    context = StringProperty()
     kind = StringProperty(index=True, choices={k: k for k in KINDS}, default="episodic")
     scope = StringProperty(index=True, required=True)
     #: One Lucene token naming the scope (`schema.scope_key`): keyword search filters by
@@ -93,6 +97,9 @@ class Memory(StructuredNode):
     added_by = StringProperty()
     tags = ArrayProperty(StringProperty())
     confirmation_count = IntegerProperty(default=0)
+    #: Feedback (`edit/feedback`): how often agents said it helped, or did not.
+    used_count = IntegerProperty(default=0)
+    unused_count = IntegerProperty(default=0)
     #: A kept earlier version (`edit/snapshot`) names the memory it was.
     version_of = StringProperty(index=True)
     summary = StringProperty()
@@ -102,6 +109,8 @@ class Memory(StructuredNode):
     )
 
     mentions = RelationshipTo(Entity, "MENTIONS")
+    #: What it is about: its metadata's subject, title or speaker (`extract.subject`).
+    about = RelationshipTo(Entity, "ABOUT")
     in_session = RelationshipTo(Session, "IN_SESSION")
     associated = RelationshipTo("Memory", "ASSOCIATED", model=Associated)
     supersedes = RelationshipTo("Memory", "SUPERSEDES")

@@ -59,18 +59,20 @@ def locomo(
     with GraphMem(load_settings()) as mem:
         result = bench.locomo(mem, paths, keep=keep)
 
-    def render(c) -> None:
-        cats = list(bench.CATEGORIES.values())
-        table = Table("mode", "R@5", "R@10", *(f"{c} @10" for c in cats),
-                      title=f"LoCoMo evidence recall, {result.questions} questions from "
-                      f"{result.conversations} conversations ({result.cores} cores, "
-                      f"{result.seconds:.0f} s)", title_justify="left")
-        for m in result.modes:
-            table.add_row(m.mode, f"{m.recall_at_5:.1f}", f"{m.recall_at_10:.1f}",
-                          *(f"{m.by_category.get(c, {}).get('@10', 0):.1f}" for c in cats))
-        c.print(table)
+    emit(result, as_json, lambda c: c.print(_recall_table(
+        "mode", result.modes, f"LoCoMo evidence recall, {result.questions} questions from "
+        f"{result.conversations} conversations ({result.cores} cores, {result.seconds:.0f} s)")))
 
-    emit(result, as_json, render)
+
+def _recall_table(first: str, rows: list[bench.ModeScores], title: str) -> Table:
+    """Evidence recall per row, overall and per question category."""
+    cats = list(bench.CATEGORIES.values())
+    table = Table(first, "R@5", "R@10", *(f"{c} @10" for c in cats), title=title,
+                  title_justify="left")
+    for m in rows:
+        table.add_row(m.mode, f"{m.recall_at_5:.1f}", f"{m.recall_at_10:.1f}",
+                      *(f"{m.by_category.get(c, {}).get('@10', 0):.1f}" for c in cats))
+    return table
 
 
 @app.command("replay")
@@ -90,18 +92,10 @@ def replay(
     with GraphMem(load_settings()) as mem:
         result = run_replay(mem, paths, keep=keep)
 
-    def render(c) -> None:
-        cats = list(bench.CATEGORIES.values())
-        table = Table("questions", "R@5", "R@10", *(f"{c} @10" for c in cats),
-                      title=f"LoCoMo replay, {result.first_half} + {result.second_half} "
-                      f"questions from {result.conversations} conversations "
-                      f"({result.cores} cores, {result.seconds:.0f} s)", title_justify="left")
-        for m in result.rows:
-            table.add_row(m.mode, f"{m.recall_at_5:.1f}", f"{m.recall_at_10:.1f}",
-                          *(f"{m.by_category.get(c, {}).get('@10', 0):.1f}" for c in cats))
-        c.print(table)
-
-    emit(result, as_json, render)
+    emit(result, as_json, lambda c: c.print(_recall_table(
+        "questions", result.rows, f"LoCoMo replay, {result.first_half} + "
+        f"{result.second_half} questions from {result.conversations} conversations "
+        f"({result.cores} cores, {result.seconds:.0f} s)")))
 
 
 @app.command("multihop")
