@@ -43,9 +43,10 @@ FIRST_UNUSED = "first half, no use"
 FIRST = "first half, as phase 1 asked it"
 AGAIN = "first half, asked again"
 ROWS = (UNUSED, REINFORCED, FED_BACK, FIRST_UNUSED, FIRST, AGAIN)
-#: Each copy: what phase 1 does on it, and the row its second half scores in.
-COPIES = {"unused": (None, UNUSED), "reinforced": ("reinforce", REINFORCED),
-          "fed-back": ("feedback", FED_BACK)}
+#: Each copy: whether phase 1 is asked on it, whether it reports feedback, and the row
+#: its second half scores in.
+COPIES = {"unused": (False, False, UNUSED), "reinforced": (True, False, REINFORCED),
+          "fed-back": (True, True, FED_BACK)}
 
 
 class ReplayBench(BaseModel):
@@ -78,20 +79,19 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Repla
             halves[0] += len(first)
             halves[1] += len(second)
             ask = asker(mem, conv.asked_at)
-            for copy, (use, row) in COPIES.items():
+            for copy, (used, fed_back, row) in COPIES.items():
                 scope = f"bench:replay:{conv.name}:{copy}"
                 mem.store.autocommit("admin/delete_scope", scope=scope)
                 write_records(mem.store, vectors, mem.extractor, records,
                               mem.write_options(scope=scope))
                 try:
-                    if use:
-                        _use(ask, scope, first, found[FIRST] if use == "feedback" else None,
-                             feedback=use == "feedback")
+                    if used:
+                        _use(ask, scope, first, found[FIRST] if fed_back else None)
                     for q in second:
                         _ask(ask, scope, q, found[row])
-                    if use in (None, "feedback"):
+                    if fed_back or not used:  # the first half again, or with no use
                         for q in first:
-                            _ask(ask, scope, q, found[AGAIN if use else FIRST_UNUSED])
+                            _ask(ask, scope, q, found[AGAIN if used else FIRST_UNUSED])
                 finally:
                     if not keep:
                         mem.store.autocommit("admin/delete_scope", scope=scope)
@@ -101,15 +101,14 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Repla
                        seconds=round(time.perf_counter() - started, 1))
 
 
-def _use(ask: GraphMem, scope: str, questions: list[dict], found: Found | None, *,
-         feedback: bool) -> None:
+def _use(ask: GraphMem, scope: str, questions: list[dict], feedback: Found | None) -> None:
     """Phase 1: the questions asked with the default recall, as an agent asks them; with
-    `feedback`, each returned memory reported used if it is evidence, else unused."""
+    `feedback`, each is scored there and each returned memory reported used if it is
+    evidence, else unused."""
     for q in questions:
         hits = ask.recall(q["question"], scope=scope, top_k=10).hits
-        if found is not None:
-            score(found, q, [h.metadata.get("dia_id") for h in hits])
-        if feedback:
+        if feedback is not None:
+            score(feedback, q, [h.metadata.get("dia_id") for h in hits])
             wanted = evidence(q)
             for h in hits:
                 ask.feedback(h.id, used=h.metadata.get("dia_id") in wanted, scope=scope)
