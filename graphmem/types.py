@@ -343,6 +343,8 @@ class ServerInfo(BaseModel):
     user: str
     version: str | None = None
     edition: str | None = None
+    line: str | None = None  # "5.26" or the calendar year of a 2025+ release
+    enables: list[str] = Field(default_factory=list)  # what that line turns on
 
 
 class EmbedderInfo(BaseModel):

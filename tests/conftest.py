@@ -40,7 +40,8 @@ def neo4j_settings() -> Iterator[Settings]:
     if _docker_answers():
         from testcontainers.neo4j import Neo4jContainer
 
-        with Neo4jContainer("neo4j:5.26", password="graphmem-test") as container:
+        image = f"neo4j:{load_settings().server_line}-community"  # the line of the settings
+        with Neo4jContainer(image, password="graphmem-test") as container:
             yield load_settings(neo4j_uri=container.get_connection_url(),
                                 neo4j_password="graphmem-test")
         return

@@ -62,7 +62,8 @@ def init(as_json: JsonOpt = False) -> None:
 @app.command()
 @handled
 def doctor(as_json: JsonOpt = False) -> None:
-    """Report the server (URI, version, edition), its indexes, and the embedder."""
+    """Report the server (URI, version, edition, the release line and what it enables),
+    its indexes, and the embedder."""
     with open_memory() as mem:
         report = mem.doctor()
 
@@ -70,6 +71,10 @@ def doctor(as_json: JsonOpt = False) -> None:
         s = report.server
         c.print(f"server    {s.uri}  database={s.database}  user={s.user}  "
                 f"{s.version or '?'} {s.edition or ''}")
+        if s.line:
+            c.print(f"line      {s.line}: " + (", ".join(s.enables) or
+                                               "vector index without filters (graphmem "
+                                               "over-fetches and scans a crowded scope)"))
         if report.embedder:
             e = report.embedder
             c.print(f"embedder  {e.model}  {e.dimensions}-d  ({e.path})")

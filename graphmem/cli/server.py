@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 import typer
@@ -11,7 +12,11 @@ from graphmem.cli.output import JsonOpt, emit, handled, say
 from graphmem.server import LocalServer, ServerStatus
 from graphmem.settings import load_settings
 
-app = typer.Typer(help="Run a local Neo4j 5.26 + Browser assembled from Maven Central.",
+#: `status`'s exit code when the server is not running (as service tools say it).
+NOT_RUNNING = 3
+
+app = typer.Typer(help="Run a local Neo4j (5.26 LTS, or the 2026 line with "
+                  "GRAPHMEM_SERVER_LINE=2026) + Browser, fetched from Maven Central.",
                   no_args_is_help=True, rich_markup_mode="markdown")
 
 
@@ -28,9 +33,9 @@ def _render(status: ServerStatus) -> Callable[[Console], None]:
 @app.command()
 @handled
 def start(as_json: JsonOpt = False) -> None:
-    """Assemble (first time only), start in the background, and wait until Bolt answers."""
+    """Fetch (first time only), start in the background, and wait until Bolt answers."""
     server = LocalServer(load_settings())
-    status = server.start(say)
+    status = server.start(say, progress=sys.stderr.isatty())
     emit(status, as_json, _render(status))
 
 
@@ -48,6 +53,8 @@ def stop(as_json: JsonOpt = False) -> None:
 @app.command()
 @handled
 def status(as_json: JsonOpt = False) -> None:
-    """Say whether the local server runs, and where."""
+    """Say whether the local server runs, and where; exit 3 when it does not run."""
     status = LocalServer(load_settings()).status()
     emit(status, as_json, _render(status))
+    if not status.running:
+        raise typer.Exit(NOT_RUNNING)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import queries, server
+from graphmem import jars, queries, server
 from graphmem.errors import ConfigError, InputError
 from graphmem.settings import load_settings
 
@@ -81,14 +81,29 @@ def test_neo4j_conf_is_loopback_with_auth_and_sized_heap() -> None:
     assert s.neo4j_password.get_secret_value() not in conf
 
 
-def test_pom_names_server_browser_and_launcher() -> None:
-    pom = server._pom()
-    for group, artifact, version in server.ARTIFACTS:
-        assert f"<groupId>{group}</groupId><artifactId>{artifact}</artifactId>" in pom
-        assert f"<version>{version}</version>" in pom
+def test_each_line_locks_server_browser_and_launcher() -> None:
+    for line in server.LINES.values():
+        locked = {(j.group, j.artifact): j.version for j in jars.read_lock(line.version)}
+        for group, artifact, version in line.artifacts:
+            assert locked[(group, artifact)] == version
 
 
 def test_error_location_formats() -> None:
     assert str(InputError("bad", source="f.jsonl", line=3, field="text")) == \
         "f.jsonl:3: field 'text': bad"
     assert str(InputError("bad", field="--now")) == "field '--now': bad"
+
+
+def test_features_follow_the_release_line() -> None:
+    from graphmem.store import features
+
+    lts = features("Neo4j/5.26.30")
+    assert (lts.version, lts.line, lts.cypher_25, lts.vector_search_filters) == \
+        ("5.26.30", "5.26", False, False)
+    assert lts.enables == []
+    early = features("Neo4j/2025.06.0")
+    assert (early.line, early.cypher_25, early.vector_search_filters) == ("2025", True, False)
+    new = features("Neo4j/2026.08.1")
+    assert (new.line, new.cypher_25, new.vector_search_filters) == ("2026", True, True)
+    assert "vector SEARCH with in-index filters" in new.enables
+    assert features("something else").line is None
