@@ -394,6 +394,7 @@ class GraphMem:
         try:
             info = self.store.read("admin/server_info")[0]
             server.version, server.edition = info["versions"][0], info["edition"]
+            server.line, server.enables = self.store.features.line, self.store.features.enables
             found = schema.indexes(self.store)
             memories = self.store.read("admin/count_memories", scope=None)[0]["memories"]
         except GraphmemError as e:
