@@ -162,6 +162,7 @@ def _place(target: Path, write: Callable[[Path], object]) -> None:
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o644)  # as any downloaded file, not mkstemp's owner-only mode
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
