@@ -23,7 +23,7 @@ from graphmem.ingest import write as write_records
 from graphmem.records import Collector, Numbered
 from graphmem.reference import PlainReference
 from graphmem.retrieval import RecallOptions
-from graphmem.types import MemoryIn
+from graphmem.types import MemoryIn, RecallProfile
 
 
 class IngestBench(BaseModel):
@@ -300,11 +300,15 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
 
 
 class LatencyRow(BaseModel):
-    """Recall latency at one store size, per mode, next to brute-force numpy cosine."""
+    """Recall latency at one store size, per mode, next to brute-force numpy cosine; and
+    the default recall's time per step (p50/p95) and its round trips to the server."""
 
     memories: int
     p50_ms: dict[str, float]
     p95_ms: dict[str, float]
+    steps_p50_ms: dict[str, float] = {}
+    steps_p95_ms: dict[str, float] = {}
+    round_trips: float = 0.0  # per default recall, on average
 
 
 class LatencyBench(BaseModel):
@@ -447,6 +451,7 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
     cache = embedder.__dict__.setdefault("_queries", {})
     timings: dict[str, list[float]] = {m: [] for m in LATENCY_MODES}
     timings["numpy brute force"] = []
+    profiles: list[RecallProfile] = []
     for q in asked[:20]:  # warm the plans and caches
         for settings in LATENCY_MODES.values():
             mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
@@ -455,6 +460,8 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
             cache.clear()  # query embedding included, every time
             result = mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
             timings[name].append(result.took_ms)
+            if name == "default":
+                profiles.append(result.profile)
     # Apart from the recalls and on one BLAS thread: OpenBLAS threads spin after a
     # product and would take a core from the server, and from the model's own threads.
     with threadpool_limits(1, user_api="blas"):
@@ -466,7 +473,15 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
             top = np.argpartition(-sims, 10)[:10]
             _ = top[np.argsort(-sims[top])]
             timings["numpy brute force"].append((time.perf_counter() - started) * 1000)
+    steps = {step: [getattr(p, f"{step}_ms") for p in profiles] for step in STEPS}
     return LatencyRow(
         memories=size,
         p50_ms={m: round(float(np.percentile(t, 50)), 1) for m, t in timings.items()},
-        p95_ms={m: round(float(np.percentile(t, 95)), 1) for m, t in timings.items()})
+        p95_ms={m: round(float(np.percentile(t, 95)), 1) for m, t in timings.items()},
+        steps_p50_ms={s: round(float(np.percentile(t, 50)), 1) for s, t in steps.items()},
+        steps_p95_ms={s: round(float(np.percentile(t, 95)), 1) for s, t in steps.items()},
+        round_trips=round(float(np.mean([p.round_trips for p in profiles])), 2))
+
+
+#: The default recall's steps, as `RecallProfile` times them.
+STEPS = ("embed", "candidates", "associate", "turns")

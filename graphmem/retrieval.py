@@ -38,7 +38,7 @@ from graphmem.gates import shown
 from graphmem.hits import to_hit
 from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.store import Store
-from graphmem.types import QUERY, Hit, PathStep, RecallResult, as_utc
+from graphmem.types import QUERY, Hit, PathStep, RecallProfile, RecallResult, as_utc
 
 MAX_TOP_K = 1000
 MAX_HOPS = 2
@@ -203,7 +203,10 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     if needs_vector:
         embedder.warm()  # the clock below measures the query's embedding, not model loading
     started = time.perf_counter()
+    lap = _Laps(started)
+    profile = RecallProfile()
     vector = embedder.embed_query(query).tolist() if needs_vector else None
+    profile.embed_ms = lap()
     common = {
         "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
         "kinds": opts.kinds, "filters": _filters(opts.filters),
@@ -221,6 +224,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
                           **{**common, "k": max(pool, common["k"])})
+        profile.round_trips += 1
     else:
         params = {
             **common,
@@ -236,25 +240,44 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         }
         if params["vector"] is None:
             rows = store.read("recall/candidates", **params)
+            profile.round_trips += 1
         else:
             key = (scope, tuple(opts.layers), tuple(opts.kinds or ()),
                    repr(sorted(opts.filters.items())), tuple(opts.lifecycles()),
                    opts.since, opts.until)
-            rows = _vector_candidates(store, params, key)
+            rows, trips = _vector_candidates(store, params, key)
+            profile.round_trips += trips
+    profile.candidates_ms = lap()
     if opts.hops > 0:
         named = query_entities(extractor, query, now, [scope, *opts.layers])
         hits = associate(store, rows, vector, common, opts, named,
                          k=max(pool, common["k"]) if opts.turn_weight > 0 else common["k"])
+        profile.round_trips += 1 if rows else 0
     else:
         hits = [to_hit(r) for r in rows]
+    profile.associate_ms = lap()
     if opts.turn_weight > 0:
-        hits = turns.lift(store, hits, common, opts.turn_weight, k=common["k"])
+        hits, trips = turns.lift(store, hits, common, opts.turn_weight, k=common["k"])
+        profile.round_trips += trips
+    profile.turns_ms = lap()
     if opts.diverse:
         hits = sorted(budgets.select(hits, opts.top_k, kind=lambda h: h.kind),
                       key=lambda h: -h.score)
     took = (time.perf_counter() - started) * 1000
     return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
-                        took_ms=round(took, 2))
+                        took_ms=round(took, 2), profile=profile)
+
+
+class _Laps:
+    """Milliseconds between successive calls, from `start`."""
+
+    def __init__(self, start: float) -> None:
+        self.last = start
+
+    def __call__(self) -> float:
+        now = time.perf_counter()
+        took, self.last = (now - self.last) * 1000, now
+        return round(took, 2)
 
 
 #: Recalls that reuse the vector depth another needed before starting from the top again.
@@ -264,13 +287,13 @@ DEPTH_KEYS = 1024
 
 
 def _vector_candidates(store: Store, params: dict[str, Any],
-                       key: tuple[Any, ...]) -> list[dict[str, Any]]:
+                       key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
     """Candidates whose vector list is this scope's true top `fetch`. The index cannot
     filter, and other scopes can fill its neighbours, so the depth steps up (the index
     asked for `fetch`, then ten times more, then an exact scan of the scope) until enough
     pass. The depth that sufficed is where the next recall with the same scope and
     filters starts, for DEPTH_REUSE recalls; then it starts from the top again, since a
-    scope that grows may no longer need a scan."""
+    scope that grows may no longer need a scan. Returns the rows and the round trips."""
     fetch = params["fetch"]
     depths = ({"index_fetch": fetch, "scan": False},
               {"index_fetch": fetch * 10, "scan": False},
@@ -278,7 +301,9 @@ def _vector_candidates(store: Store, params: dict[str, Any],
     depth, uses = store.vector_depth.get(key, (0, 0))
     if uses >= DEPTH_REUSE:
         depth, uses = 0, 0
+    trips = 0
     while True:
+        trips += 1
         asked = {**params, **depths[depth]}
         rows = store.read("recall/candidates", **asked)
         found = rows[0]["vector_found"] if rows else 0
@@ -289,7 +314,7 @@ def _vector_candidates(store: Store, params: dict[str, Any],
             store.vector_depth[key] = (depth, uses + 1)
             if len(store.vector_depth) > DEPTH_KEYS:  # a long-lived server sees many filters
                 store.vector_depth.pop(next(iter(store.vector_depth)))
-            return rows
+            return rows, trips
         depth += 1
 
 

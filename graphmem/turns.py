@@ -22,16 +22,16 @@ PARAMS = ("scope", "layers", "lifecycles", "kinds", "filters", "since", "until",
 
 
 def lift(store: Store, hits: list[Hit], common: dict[str, Any], weight: float,
-         k: int) -> list[Hit]:
-    """`hits` re-ranked with their conversation neighbours (one round trip), best first,
-    at most `k`."""
+         k: int) -> tuple[list[Hit], int]:
+    """`hits` re-ranked with their conversation neighbours, best first, at most `k`;
+    and the round trips that took (one, or none for a ranking without turns)."""
     # Only turns (memories with a position in a session) have neighbours: a store of
     # notes pays no round trip.
     placed = [{"id": h.id, "scope": h.scope} for h in hits if "turn" in h.metadata]
     if weight <= 0 or not placed:
-        return hits[:k]
+        return hits[:k], 0
     rows = store.read("recall/turns", rows=placed, **{p: common[p] for p in PARAMS})
-    return rerank(hits, rows, weight, k)
+    return rerank(hits, rows, weight, k), 1
 
 
 def rerank(hits: list[Hit], rows: list[dict[str, Any]], weight: float, k: int) -> list[Hit]:

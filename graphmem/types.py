@@ -325,6 +325,16 @@ class MemoryOut(BaseModel):
     supersedes: list[str] = []
 
 
+class RecallProfile(BaseModel):
+    """Where one recall's time went (ms) and how many queries it sent the server."""
+
+    embed_ms: float = 0.0  # the query's embedding
+    candidates_ms: float = 0.0  # vector and full-text candidates, fused
+    associate_ms: float = 0.0  # associative expansion and ranking
+    turns_ms: float = 0.0  # conversation order
+    round_trips: int = 0
+
+
 class RecallResult(BaseModel):
     """The answer to one recall."""
 
@@ -333,6 +343,7 @@ class RecallResult(BaseModel):
     scope: str
     hits: list[Hit]
     took_ms: float
+    profile: RecallProfile = Field(default_factory=RecallProfile)
 
 
 class ServerInfo(BaseModel):

@@ -157,6 +157,13 @@ def latency(
             table.add_row(f"{row.memories:,}", *(
                 f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes))
         c.print(table)
+        steps = Table("memories", *(f"{s} p50/p95" for s in bench.STEPS), "round trips",
+                      title="The default recall, step by step (ms)", title_justify="left")
+        for row in result.rows:
+            steps.add_row(f"{row.memories:,}", *(
+                f"{row.steps_p50_ms[s]:.1f} / {row.steps_p95_ms[s]:.1f}" for s in bench.STEPS),
+                f"{row.round_trips:.2f}")
+        c.print(steps)
 
     emit(result, as_json, render)
 
