@@ -337,7 +337,7 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
     Each stored text's vector is the real embedding of the sample it was made from plus
     small noise: embedding 100k new texts would take ~15 minutes.
     """
-    samples, vectors = _samples(mem, paths)
+    samples, vectors = texts_and_vectors(mem, paths)
     asked = [samples[i] for i in np.random.default_rng(7).choice(
         len(samples), size=min(queries, len(samples)), replace=False)]
     asked = [" ".join(q.split()[:12]) for q in asked]  # questions are short
@@ -361,7 +361,8 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
                         build_seconds=round(build, 1))
 
 
-def _samples(mem: GraphMem, paths: Sequence[Path]) -> tuple[list[str], dict[str, np.ndarray]]:
+def texts_and_vectors(mem: GraphMem, paths: Sequence[Path]
+                      ) -> tuple[list[str], dict[str, np.ndarray]]:
     """The distinct texts of `paths` and their real embeddings."""
     collector = Collector()
     for path in paths:
@@ -412,7 +413,7 @@ def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
           sigma: float = 0.02) -> SweepBench:
     """Build `size` memories spread over a year, then time a dry run, a sweep and a second
     sweep a year later, in one run."""
-    samples, vectors = _samples(mem, paths)
+    samples, vectors = texts_and_vectors(mem, paths)
     scope = f"bench:sweep:{uuid.uuid4().hex[:8]}"
     start = datetime(2024, 1, 1, tzinfo=UTC)
     started = time.perf_counter()

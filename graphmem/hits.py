@@ -11,7 +11,9 @@ def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = 
            path: list[PathStep] | None = None) -> Hit:
     """Build a Hit from a recall row; `meta.<key>` properties become its metadata."""
     memory = row["memory"]
-    metadata = {k[5:]: v for k, v in memory.items() if k.startswith("meta.")}
+    # Recall queries project metadata as [key, value] pairs (fragments/hit.cypher).
+    pairs = memory["meta"] if "meta" in memory else memory.items()
+    metadata = {k[5:]: v for k, v in pairs if k.startswith("meta.") and v is not None}
     created = memory.get("created_at")
     return Hit(
         id=memory["id"],

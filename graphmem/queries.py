@@ -1,9 +1,10 @@
 """Named Cypher queries, one per file under `cypher/<group>/<name>.cypher`, loaded by name.
 
 Each file starts with `//` header lines (purpose, parameters, returns); values always
-travel as parameters, never by string building. An expression several queries share
-(retention) lives once in `cypher/fragments/<name>.cypher` and is written into a query
-where it says `{{name}}`, so every copy is the one the tests check.
+travel as parameters, never by string building. A part several queries share (retention,
+a hit's projection, a turn's neighbours) lives once in `cypher/fragments/<name>.cypher`
+and is written into a query where it says `{{name}}` (a fragment may use another), so
+every copy is the one the tests check.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def _fragment(name: str) -> str:
     if not path.is_file():
         raise KeyError(f"no Cypher fragment named {name!r} in {path.parent}")
     lines = path.read_text(encoding="utf-8").splitlines()
-    return "\n".join(line for line in lines if not line.startswith("//")).strip()
+    text = "\n".join(line for line in lines if not line.startswith("//")).strip()
+    return _FRAGMENT.sub(lambda m: _fragment(m.group(1)), text)  # fragments may use others
 
 
 def all_names() -> list[str]:

@@ -205,8 +205,6 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     started = time.perf_counter()
     lap = _Laps(started)
     profile = RecallProfile()
-    vector = embedder.embed_query(query).tolist() if needs_vector else None
-    profile.embed_ms = lap()
     common = {
         "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
         "kinds": opts.kinds, "filters": _filters(opts.filters),
@@ -221,6 +219,8 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     deep = opts.hops > 0 or opts.diverse or opts.turn_weight > 0
     fetch = max(opts.candidates, opts.top_k)
     pool = min(fetch, opts.top_k * opts.pool_factor) if deep else opts.top_k
+    vector = embedder.embed_query(query).tolist() if needs_vector else None
+    profile.embed_ms = lap()
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
                           **{**common, "k": max(pool, common["k"])})
@@ -248,15 +248,21 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             rows, trips = _vector_candidates(store, params, key)
             profile.round_trips += trips
     profile.candidates_ms = lap()
+    with_turns = opts.turn_weight > 0
+    neighbours: list[dict[str, Any]] = []
     if opts.hops > 0:
         named = query_entities(extractor, query, now, [scope, *opts.layers])
-        hits = associate(store, rows, vector, common, opts, named,
-                         k=max(pool, common["k"]) if opts.turn_weight > 0 else common["k"])
+        # Association returns the ranked turns' neighbours too: no round trip of their own.
+        hits, neighbours = associate(store, rows, vector, common, opts, named,
+                                     k=max(pool, common["k"]) if with_turns else common["k"],
+                                     turns=with_turns)
         profile.round_trips += 1 if rows else 0
     else:
         hits = [to_hit(r) for r in rows]
     profile.associate_ms = lap()
-    if opts.turn_weight > 0:
+    if with_turns and opts.hops > 0:
+        hits = turns.rerank(hits, neighbours, opts.turn_weight, common["k"])
+    elif with_turns:
         hits, trips = turns.lift(store, hits, common, opts.turn_weight, k=common["k"])
         profile.round_trips += trips
     profile.turns_ms = lap()
@@ -329,7 +335,7 @@ def query_entities(extractor: Extractor | None, query: str, now: datetime,
 
 def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,
               common: dict[str, Any], opts: RecallOptions, named: list[str] | None = None,
-              *, k: int) -> list[Hit]:
+              *, k: int, turns: bool = False) -> tuple[list[Hit], list[dict[str, Any]]]:
     """Spread activation from the best direct candidates and from the entities the query
     names (`named`, graph keys), and rank them together with the memories it reaches
     (`recall/associate`, one round trip for up to two hops).
@@ -337,10 +343,11 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
     A bonus from spreading is weighted by the memory's own similarity to the query, so a
     link lifts what is both connected and on topic; what the query names counts as it is,
     and a memory about it (its subject) rises by a factor. Memories reached only by
-    association come back with the path that reached them.
+    association come back with the path that reached them. With `turns`, also the ranked
+    turns' neighbours, as `turns.rerank` reads them.
     """
     if not candidates:
-        return []
+        return [], []
     # An id names a memory within its scope: the caller's and a layer's may share one.
     by_key = {(r["scope"], r["id"]): r for r in candidates}
     rows = store.read(
@@ -350,15 +357,16 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
         vector=vector, link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
         hub_limit=opts.hub_limit, hop_decay=opts.hop_decay, query_entities=named or [],
         mention_weight=opts.mention_weight, subject_weight=opts.subject_weight,
-        k=k, **{p: common[p] for p in ("scope", "layers", "lifecycles", "kinds", "filters",
-                                       "since", "until", "now", "temporal", "layer_factor",
-                                       "decay", "use_weight")})
+        k=k, turns=turns, **{p: common[p] for p in (
+            "scope", "layers", "lifecycles", "kinds", "filters", "since", "until", "now",
+            "temporal", "layer_factor", "decay", "use_weight")})
     hits = []
     for r in rows:
         # A memory association reached, also a direct hit it lifted, shows how.
         steps = []
         if r["step"] is not None:
-            steps = [_step(r["prev"]["from"], r["from"], r["prev"]["step"])] if r["prev"] else []
+            steps = ([_step(r["prev_step"]["from"], r["from"], r["prev_step"]["step"])]
+                     if r["prev_step"] else [])
             # A memory the query names is reached from the query itself.
             steps.append(_step(r["from"] or QUERY, r["id"], r["step"]))
         if r["direct"]:
@@ -368,7 +376,9 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
         else:
             hit = to_hit(r, via="association", activation=r["activation"], path=steps)
         hits.append(hit)
-    return hits
+    neighbours = [{"id": r["id"], "scope": r["memory"]["scope"], "prev": r["prev"],
+                   "next": r["next"]} for r in rows if r["prev"] or r["next"]]
+    return hits, neighbours
 
 
 def _step(source: str, target: str, step: dict[str, Any]) -> PathStep:

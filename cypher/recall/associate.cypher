@@ -23,12 +23,13 @@
 //         $kinds, $filters, $since, $until, $now, $link_tau, $entity_weight, $hub_limit,
 //         $hop_decay, $temporal, $layer_factor, $decay, $query_entities (list of keys),
 //         $mention_weight, $subject_weight, $use_weight (feedback's factor on what
-//         association alone brings in, as candidates apply it to theirs).
-// Returns, best first and at most $k: id, memory (properties without the embedding),
-//          direct (bool), score, activation (the bonus, null if not reached), hop,
-//          from, step (the path's last step), prev ({from, step} of a hop-2 path's first
-//          step), relevance, cosine, retention, layer (the
-//          last four only for memories that are not direct candidates).
+//         association alone brings in, as candidates apply it to theirs), $turns (bool:
+//         return each ranked turn's neighbours).
+// Returns, best first and at most $k: id, memory (fragments/hit), direct (bool), score,
+//          activation (the bonus, null if not reached), hop, from, step (the path's last
+//          step), prev_step ({from, step} of a hop-2 path's first step), relevance,
+//          cosine, retention, layer (the last four only for memories that are not direct
+//          candidates), prev and next (fragments/neighbours; null without $turns).
 // The query's own entities: the memories that mention one or are about it are reached
 // directly, each entity's share (1 / the number it names) spread evenly over its memories
 // (1 / degree), as a personalised PageRank's first step, so a rare name counts and a hub
@@ -176,7 +177,15 @@ WITH m, direct, x, cosine, retention, layer,
                   THEN 1 + $subject_weight ELSE 1.0 END AS score
 ORDER BY score DESC, m.id
 LIMIT $k
-RETURN m.id AS id, m {.*, embedding: null} AS memory, direct, score,
+// With $turns, each ranked turn brings its conversation neighbours (the caller re-ranks
+// with them: conversation order), in this same round trip.
+OPTIONAL CALL (m) {
+  WITH m AS t
+  WHERE $turns AND t.`meta.turn` IS NOT NULL
+  {{neighbours}}
+  RETURN prev, next
+}
+RETURN m.id AS id, {{hit}} AS memory, direct, score,
        x.bonus AS activation, x.hop AS hop, x.from AS from, x.step AS step,
-       x.prev AS prev,
-       cosine AS relevance, cosine, retention, layer
+       x.prev AS prev_step,
+       cosine AS relevance, cosine, retention, layer, prev, next

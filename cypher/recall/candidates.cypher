@@ -181,7 +181,7 @@ WITH m, vrank, trank, bm25, cosine, relevance, retention, layer, vector_found,
        AS score
 ORDER BY score DESC, m.id
 LIMIT $k
-RETURN m.id AS id, m.scope AS scope, CASE WHEN $hydrate THEN m {.*, embedding: null} END AS memory,
+RETURN m.id AS id, m.scope AS scope, CASE WHEN $hydrate THEN {{hit}} END AS memory,
        relevance, cosine, bm25,
        vrank AS vector_rank, trank AS text_rank, retention, layer, score, vector_found,
        index_returned

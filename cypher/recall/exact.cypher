@@ -21,5 +21,5 @@ WITH m,
 WITH m, retention, layer, ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score
 ORDER BY score DESC, m.created_at DESC, m.id
 LIMIT $k
-RETURN m.id AS id, m.scope AS scope, m {.*, embedding: null} AS memory, 1.0 AS relevance,
+RETURN m.id AS id, m.scope AS scope, {{hit}} AS memory, 1.0 AS relevance,
        null AS cosine, null AS bm25, null AS vector_rank, null AS text_rank, retention, layer, score

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from graphmem import bench
+from graphmem import crowded as crowded_bench
 from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled
 from graphmem.errors import InputError
@@ -164,6 +165,46 @@ def latency(
                 f"{row.steps_p50_ms[s]:.1f} / {row.steps_p95_ms[s]:.1f}" for s in bench.STEPS),
                 f"{row.round_trips:.2f}")
         c.print(steps)
+
+    emit(result, as_json, render)
+
+
+@app.command("crowded")
+@handled
+def crowded(
+    paths: Annotated[list[Path], typer.Argument(
+        help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")],
+    memories: Annotated[int, typer.Option(help="Memories in all.")] = 100_000,
+    scopes: Annotated[int, typer.Option(help="Scopes, one of them big.")] = 1000,
+    big: Annotated[int, typer.Option(help="Memories in the big scope.")] = 10_000,
+    queries: Annotated[int, typer.Option(help="Queries per kind of scope.")] = 100,
+    settle: Annotated[float, typer.Option(
+        help="Seconds to wait after the build before measuring.")] = 10.0,
+    as_json: JsonOpt = False,
+) -> None:
+    """p50/p95 recall latency in small scopes and in one big scope of a crowded
+    multi-tenant store, next to brute-force numpy cosine over the same scope."""
+    if not 2 <= scopes <= memories // 5 or not 50 <= big <= memories - 5 * (scopes - 1) \
+            or not 1 <= queries <= 10_000:
+        raise InputError("need 2+ scopes of 5+ memories, a big scope of 50+ within "
+                         "--memories, and 1-10000 queries", field="--scopes")
+    with GraphMem(load_settings()) as mem:
+        result = crowded_bench.crowded(mem, paths, total=memories, scopes=scopes, big=big,
+                                       queries=queries, settle=settle)
+
+    def render(c) -> None:
+        modes = list(result.rows[0].p50_ms) if result.rows else []
+        table = Table("scopes", "memories each", *(f"{m} p50/p95" for m in modes),
+                      "round trips",
+                      title=f"Recall latency in ms in a crowded store: {result.memories:,} "
+                      f"memories in {result.scope_count:,} scopes, {result.queries} queries "
+                      f"per row ({result.cores} cores; built in {result.build_seconds:.0f} s)",
+                      title_justify="left")
+        for row in result.rows:
+            table.add_row(row.scopes, row.memories, *(
+                f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes),
+                f"{row.round_trips:.2f}")
+        c.print(table)
 
     emit(result, as_json, render)
 

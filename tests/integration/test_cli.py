@@ -268,6 +268,19 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
                                       "hybrid+assoc", "hybrid+turns", "default",
                                       "numpy brute force"}
     assert all(v > 0 for r in rows for v in r["p50_ms"].values())
+    # The default recall step by step: association brings the turns' neighbours along.
+    assert set(rows[0]["steps_p50_ms"]) == {"embed", "candidates", "associate", "turns"}
+    assert all(r["steps_p50_ms"]["embed"] > 0 and r["round_trips"] >= 2 for r in rows)
+
+    done = cli.invoke(app, ["bench", "crowded", str(conv), "--memories", "300", "--scopes",
+                            "20", "--big", "100", "--queries", "3", "--settle", "0", "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["memories"], result["scope_count"]) == (300, 20)
+    assert [r["scopes"].split(" ", 1)[1] for r in result["rows"]] == \
+        ["scopes of <= 50", "big scope"]
+    assert all(set(r["p50_ms"]) == {"hybrid+assoc", "default", "numpy brute force"}
+               for r in result["rows"])
 
 
 def test_lifecycle_commands(cli: CliRunner, mem: GraphMem) -> None:

@@ -34,3 +34,12 @@ def test_chunked_embedding_with_progress_matches_one_pass(embedder: Embedder) ->
     chunked = embedder.embed(texts, advance=seen.append)
     assert np.allclose(chunked, embedder.embed(texts), atol=1e-5)
     assert sum(seen) == len(texts) and len(seen) == 2
+
+
+def test_a_query_embeds_as_it_would_in_a_batch(embedder: Embedder) -> None:
+    texts = ["who is on call for emergencies?", "Tomasz leads on-call in September"]
+    batch = embedder.embed(texts)
+    for text, vector in zip(texts, batch, strict=True):
+        single = embedder.embed_query(text)
+        assert single.dtype == np.float32 and single.shape == vector.shape
+        assert float(single @ vector) > 0.99999
