@@ -10,10 +10,14 @@
    names over ASSOCIATED edges and shared entities, scope enforced at every hop; what it
    reaches earns a bonus in proportion to its own similarity to the query (not where it
    is what a hit or the query names), memories about what the query names rise by a
-   factor, and linked memories come in, each with the path that reached it.
-3. Conversation order (`turns.py`, `turns.cypher`): each memory of the ranked pool is
-   lifted by its better neighbour in its session, and the turn after (or before) a
-   strong hit comes in, its path saying so.
+   factor, and linked memories come in, each with the path that reached it. The same
+   round trip returns each ranked turn's neighbours in its session.
+3. Conversation order (`turns.py`): each memory of the ranked pool is lifted by its
+   better neighbour in its session, and the turn after (or before) a strong hit comes
+   in, its path saying so (`turns.cypher` fetches the neighbours when association is
+   off).
+
+Every recall reports where its time went and its round trips (`RecallResult.profile`).
 
 The temporal factor is `(1 - w) + w * R^0.3`. SPEC's `relevance * R^0.3` is w = 1;
 FINDINGS.md shows what that does to old answers, so by default w is small and decay
