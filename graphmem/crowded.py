@@ -92,10 +92,9 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
         time.sleep(settle)  # the server's background work after a bulk write
         tail = [n for n, s in zip(names, sized, strict=True) if s <= small]
         asked_small = [tail[i] for i in rng.choice(len(tail), size=queries)]
-        rows = [_time(mem, f"{len(tail)} scopes of <= {small}", asked_small, stored, rng),
-                _time(mem, "the big scope", [names[0]] * queries, stored, rng)]
-        rows[0].memories = f"{min(sized[1:])}-{small}"
-        rows[1].memories = f"{big:,}"
+        rows = [_time(mem, f"{len(tail)} scopes of <= {small}", f"{min(sized[1:])}-{small}",
+                      asked_small, stored, rng),
+                _time(mem, "the big scope", f"{big:,}", [names[0]] * queries, stored, rng)]
     finally:
         for name in names:
             mem.store.autocommit("admin/delete_scope", scope=name)
@@ -103,7 +102,7 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
                         queries=queries, rows=rows, build_seconds=round(build, 1))
 
 
-def _time(mem: GraphMem, label: str, asked: list[str],
+def _time(mem: GraphMem, label: str, memories: str, asked: list[str],
           stored: dict[str, tuple[list[str], np.ndarray]],
           rng: np.random.Generator) -> CrowdedRow:
     """Time one recall per entry of `asked` (a scope), its query a text of that scope."""
@@ -132,7 +131,7 @@ def _time(mem: GraphMem, label: str, asked: list[str],
             _ = top[np.argsort(-sims[top])]
             timings[NUMPY].append((time.perf_counter() - t) * 1000)
     return CrowdedRow(
-        scopes=label, memories="",
+        scopes=label, memories=memories,
         p50_ms={m: round(float(np.percentile(t, 50)), 1) for m, t in timings.items()},
         p95_ms={m: round(float(np.percentile(t, 95)), 1) for m, t in timings.items()},
         round_trips=round(float(np.mean(trips)), 2))
