@@ -292,6 +292,8 @@ class _Laps:
 
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100
+#: How much deeper the index is asked before the scan.
+DEEPER = 10
 #: Scope-and-filter combinations whose vector depth is remembered (least recent go first).
 DEPTH_KEYS = 1024
 
@@ -301,12 +303,13 @@ def _vector_candidates(store: Store, params: dict[str, Any],
     """Candidates whose vector list is this scope's true top `fetch`. The index cannot
     filter, and other scopes can fill its neighbours, so the depth steps up (the index
     asked for `fetch`, then ten times more, then an exact scan of the scope) until enough
-    pass. The depth that sufficed is where the next recall with the same scope and
-    filters starts, for DEPTH_REUSE recalls; then it starts from the top again, since a
-    scope that grows may no longer need a scan. Returns the rows and the round trips."""
+    pass; when ten times the pass rate could not fill the list, straight to the scan.
+    The depth that sufficed is where the next recall with the same scope and filters
+    starts, for DEPTH_REUSE recalls; then it starts from the top again, since a scope
+    that grows may no longer need a scan. Returns the rows and the round trips."""
     fetch = params["fetch"]
     depths = ({"index_fetch": fetch, "scan": False},
-              {"index_fetch": fetch * 10, "scan": False},
+              {"index_fetch": fetch * DEEPER, "scan": False},
               {"index_fetch": fetch, "scan": True})
     depth, uses = store.vector_depth.get(key, (0, 0))
     if uses >= DEPTH_REUSE:
@@ -325,7 +328,9 @@ def _vector_candidates(store: Store, params: dict[str, Any],
             if len(store.vector_depth) > DEPTH_KEYS:  # a long-lived server sees many filters
                 store.vector_depth.pop(next(iter(store.vector_depth)))
             return rows, trips
-        depth += 1
+        # Ten times deeper helps only if ten times this pass rate fills the list; a scope
+        # that small in the index is cheaper to scan at once than to ask twice.
+        depth = depth + 1 if found * DEEPER >= fetch else len(depths) - 1
 
 
 def query_entities(extractor: Extractor | None, query: str, now: datetime,

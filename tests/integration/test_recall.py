@@ -246,8 +246,11 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
             del mem.store.read
         assert reads == ["recall/candidates"] and len(hits) == 3
         # A filtered recall keeps its own depth: it cannot push unfiltered ones to a scan.
-        mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
-                   reinforce=False)
+        core = mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
+                          reinforce=False)
+        # None of the index's first 10 passed: asking 10x deeper could not fill the list,
+        # so the scope is scanned at once (2 round trips, not 3).
+        assert core.profile.round_trips == 2
         depths = {k[2]: d for k, d in mem.store.vector_depth.items() if k[0] == scope}
         assert set(depths) == {(), ("core",)} and depths[("core",)][0] == 2  # scanned
     finally:
