@@ -6,8 +6,8 @@ jar of the server, Browser and their runtime dependencies, with its SHA-256 and 
 matches, a jar in the local Maven repository (~/.m2) is copied when it matches, anything
 else is downloaded and verified. A download that does not match is discarded and fetched
 once more, then it is an error; so a partial or corrupt cache repairs itself at the next
-start. `lock` (run by a maintainer, with Maven) writes a lock file and checks every jar
-against the SHA-1 Central publishes beside it.
+start. `lock` (run by a maintainer, with Maven: `python -m graphmem.server lock`) writes
+a lock file and checks every jar against the SHA-1 Central publishes beside it.
 """
 
 from __future__ import annotations
@@ -206,8 +206,8 @@ def lock(version: str, artifacts: Sequence[tuple[str, str, str]], *,
         raise ServerError("two locked jars share a file name")
     out = lock_file(version)
     header = (f"# Neo4j {version}: every jar `graphmem server start` runs, with its SHA-256 and"
-              f" size.\n# Written by `python -m graphmem.jars {version}`; checked against "
-              f"Central's SHA-1.\n")
+              f" size.\n# Written by `python -m graphmem.server lock {version}`; checked "
+              f"against Central's SHA-1.\n")
     jars.sort(key=lambda j: (j.group, j.artifact, j.classifier))
     out.write_text(header + "".join(j.line() + "\n" for j in jars))
     return out
@@ -232,12 +232,3 @@ def pom_xml(version: str, artifacts: Sequence[tuple[str, str, str]]) -> str:
 </project>
 """
 
-
-if __name__ == "__main__":
-    import sys
-
-    from graphmem.server import LINES
-
-    for line in LINES.values():
-        if sys.argv[1:] in ([], [line.version]):
-            print(lock(line.version, line.artifacts))

@@ -325,3 +325,15 @@ def listening(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+if __name__ == "__main__":
+    # A maintainer's step (needs Maven): `python -m graphmem.server lock [VERSION]` writes
+    # the lock file of each line, or of the one VERSION names.
+    import sys
+
+    if sys.argv[1:2] != ["lock"]:
+        sys.exit("usage: python -m graphmem.server lock [VERSION]")
+    for each in LINES.values():
+        if sys.argv[2:] in ([], [each.version]):
+            print(jars.lock(each.version, each.artifacts))

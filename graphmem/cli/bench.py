@@ -18,6 +18,10 @@ from graphmem.settings import load_settings
 app = typer.Typer(help="Benchmarks on real data; each prints its figures.",
                   no_args_is_help=True, rich_markup_mode="markdown")
 
+#: The files whose texts make a synthetic store (latency, crowded, sweep).
+StoreTexts = Annotated[list[Path], typer.Argument(
+    help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")]
+
 
 @app.command("ingest")
 @handled
@@ -128,8 +132,7 @@ def multihop(
 @app.command("latency")
 @handled
 def latency(
-    paths: Annotated[list[Path], typer.Argument(
-        help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")],
+    paths: StoreTexts,
     sizes: Annotated[str, typer.Option(help="Store sizes, comma-separated.")
                      ] = "1000,10000,100000",
     queries: Annotated[int, typer.Option(help="Queries per mode and size.")] = 100,
@@ -172,8 +175,7 @@ def latency(
 @app.command("crowded")
 @handled
 def crowded(
-    paths: Annotated[list[Path], typer.Argument(
-        help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")],
+    paths: StoreTexts,
     memories: Annotated[int, typer.Option(help="Memories in all.")] = 100_000,
     scopes: Annotated[int, typer.Option(help="Scopes, one of them big.")] = 1000,
     big: Annotated[int, typer.Option(help="Memories in the big scope.")] = 10_000,
@@ -212,8 +214,7 @@ def crowded(
 @app.command("sweep")
 @handled
 def sweep(
-    paths: Annotated[list[Path], typer.Argument(
-        help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")],
+    paths: StoreTexts,
     size: Annotated[int, typer.Option(help="Memories, spread over one year.")] = 100_000,
     as_json: JsonOpt = False,
 ) -> None:
