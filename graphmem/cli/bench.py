@@ -18,6 +18,8 @@ from graphmem.settings import load_settings
 app = typer.Typer(help="Benchmarks on real data; each prints its figures.",
                   no_args_is_help=True, rich_markup_mode="markdown")
 
+#: LoCoMo conversation files (locomo, replay).
+Conversations = Annotated[list[Path], typer.Argument(help="LoCoMo conversation files.")]
 #: The files whose texts make a synthetic store (latency, crowded, sweep).
 StoreTexts = Annotated[list[Path], typer.Argument(
     help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")]
@@ -55,7 +57,7 @@ def ingest(
 @app.command("locomo")
 @handled
 def locomo(
-    paths: Annotated[list[Path], typer.Argument(help="LoCoMo conversation files.")],
+    paths: Conversations,
     keep: Annotated[bool, typer.Option(
         help="Keep the conversations' scopes (a later run reuses them).")] = False,
     as_json: JsonOpt = False,
@@ -83,7 +85,7 @@ def _recall_table(first: str, rows: list[bench.ModeScores], title: str) -> Table
 @app.command("replay")
 @handled
 def replay(
-    paths: Annotated[list[Path], typer.Argument(help="LoCoMo conversation files.")],
+    paths: Conversations,
     keep: Annotated[bool, typer.Option(
         help="Keep the copies' scopes afterwards, to look at them.")] = False,
     as_json: JsonOpt = False,
