@@ -304,8 +304,10 @@ class Confirmations:
         c["at"] = max(c["at"], row.props["created_at"])
 
 
-def _decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations) -> None:
-    """Mark each row created, updated or confirmed (reads inside the write transaction)."""
+def _decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations,
+            variant: str | None) -> None:
+    """Mark each row created, updated or confirmed (reads inside the write transaction;
+    `variant` is the server's, `Store.variant`)."""
     for row in rows:  # the driver may retry the transaction: decide afresh
         row.status, row.target = "created", None
     existing = {r["id"]: r for r in run(tx, "ingest/find_ids", ids=[r.id for r in rows],
@@ -322,8 +324,8 @@ def _decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations) -
     near: dict[int, str] = {}
     if need_vector:
         min_score = (1.0 + opts.dedup_threshold) / 2.0  # the index reports (1 + cos) / 2
-        found = run(tx, "ingest/near_duplicates", index=VECTOR_INDEX, fetch=DEDUP_FETCH,
-                    scope=opts.scope, min_score=min_score,
+        found = run(tx, "ingest/near_duplicates", variant=variant, index=VECTOR_INDEX,
+                    fetch=DEDUP_FETCH, scope=opts.scope, min_score=min_score,
                     rows=[{"i": r.index, "kind": r.props["kind"],
                            "embedding": r.vector.tolist()} for r in need_vector])
         for hit in found:
@@ -430,14 +432,16 @@ def _native(value: Any) -> Any:
 
 
 def write_batch(tx: Transaction | ManagedTransaction, rows: list[Row], opts: WriteOptions,
-                referrers: Sequence[Row] = ()) -> tuple[int, int]:
+                referrers: Sequence[Row] = (), *, variant: str | None = None
+                ) -> tuple[int, int]:
     """Decide, link and write one batch of embedded rows inside the input's transaction;
-    `referrers` are the rows whose supersedes and links are written with this batch.
+    `referrers` are the rows whose supersedes and links are written with this batch, and
+    `variant` the server's query variant (`Store.variant`).
 
     Returns (entities mentioned, synaptic links created).
     """
     conf = Confirmations()
-    _decide(tx, rows, opts, conf)
+    _decide(tx, rows, opts, conf, variant)
     written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
     for status, name in (("created", "ingest/create_memories"),
                          ("updated", "ingest/update_memories")):
@@ -584,7 +588,8 @@ def write(
             tx = transactions.current()
             for b in range(first, last):
                 started = time.perf_counter()
-                n_entities, n_links = write_batch(tx, batches[b], opts, referrers.get(b, []))
+                n_entities, n_links = write_batch(tx, batches[b], opts, referrers.get(b, []),
+                                                  variant=store.variant)
                 timing.add("write", started)
                 totals[0] += n_entities
                 totals[1] += n_links

@@ -40,6 +40,7 @@ from graphmem.errors import InputError
 from graphmem.extract import Extractor
 from graphmem.gates import shown
 from graphmem.hits import to_hit
+from graphmem.model import KINDS
 from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.store import Store
 from graphmem.types import QUERY, Hit, PathStep, RecallProfile, RecallResult, as_utc
@@ -239,6 +240,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             "context_lucene": lucene_query(query, [scope, *opts.layers], field="context")
             if opts.mode == "hybrid" and opts.context and opts.alpha is None else None,
             "vector_index": VECTOR_INDEX, "text_index": FULLTEXT_INDEX,
+            "every_kind": list(KINDS),
             "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
             "rrf_k": opts.rrf_k, "scan": False,
         }
@@ -300,13 +302,18 @@ DEPTH_KEYS = 1024
 
 def _vector_candidates(store: Store, params: dict[str, Any],
                        key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
-    """Candidates whose vector list is this scope's true top `fetch`. The index cannot
-    filter, and other scopes can fill its neighbours, so the depth steps up (the index
-    asked for `fetch`, then ten times more, then an exact scan of the scope) until enough
-    pass; when ten times the pass rate could not fill the list, straight to the scan.
-    The depth that sufficed is where the next recall with the same scope and filters
-    starts, for DEPTH_REUSE recalls; then it starts from the top again, since a scope
-    that grows may no longer need a scan. Returns the rows and the round trips."""
+    """Candidates whose vector list is this scope's true top `fetch`. Neo4j 2026's index
+    filters inside itself (the "search" variant): one round trip, unless metadata filters,
+    which it cannot hold, leave its list short. On 5.26 the index cannot filter, and other
+    scopes can fill its neighbours, so the depth steps up (the index asked for `fetch`,
+    then ten times more, then an exact scan of the scope) until enough pass; when ten
+    times the pass rate could not fill the list, straight to the scan. The depth that
+    sufficed is where the next recall with the same scope and filters starts, for
+    DEPTH_REUSE recalls; then it starts from the top again, since a scope that grows may
+    no longer need a scan. Returns the rows and the round trips."""
+    if store.variant == "search" and not params["filters"]:
+        # The index filters by everything else itself: its list is the scope's own top.
+        return store.read("recall/candidates", **params), 1
     fetch = params["fetch"]
     depths = ({"index_fetch": fetch, "scan": False},
               {"index_fetch": fetch * DEEPER, "scan": False},

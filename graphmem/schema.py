@@ -13,6 +13,9 @@ from graphmem.errors import SchemaMismatch
 from graphmem.store import Store, translate_errors
 
 VECTOR_INDEX = "vector_index_Memory_embedding"
+#: What Neo4j 2026's SEARCH filters on inside the vector index (`admin/filtered_vector_index`
+#: declares them): recall's scope, visibility, lifecycle, kind and time.
+VECTOR_FILTERS = ("scope", "lifecycle", "visibility", "kind", "created_at")
 #: Created by `cypher/admin/fulltext_index.cypher` over text, context and scope_key (the
 #: name is written there too: Cypher takes no parameter for an index name).
 FULLTEXT_INDEX = "memory_text_context_scope"
@@ -50,15 +53,24 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
     """Create constraints and indexes (idempotent), wait until ONLINE, and check dimensions."""
     from neomodel import db, get_config
 
-    model.Memory.defined_properties()["embedding"].vector_index.dimensions = dimensions
+    embedding = model.Memory.defined_properties()["embedding"]
+    declared = embedding.vector_index
+    declared.dimensions = dimensions
     get_config().database_name = store.database
     with translate_errors(store.settings):
         # neomodel borrows the Store's driver for this one job; it does not own or close it.
         db.set_connection(driver=store.driver)
         # Ids were unique store-wide before they were unique per scope.
         store.autocommit("admin/drop_global_memory_id")
-        for cls in model.SCHEMA_CLASSES:
-            db.install_labels(cls, quiet=True, stdout=io.StringIO())
+        if store.features.vector_search_filters:
+            # The same index with filter properties, which neomodel cannot declare.
+            install_filtered_vector_index(store, dimensions)
+            embedding.vector_index = None
+        try:
+            for cls in model.SCHEMA_CLASSES:
+                db.install_labels(cls, quiet=True, stdout=io.StringIO())
+        finally:
+            embedding.vector_index = declared
         store.autocommit("admin/memory_key")
         install_fulltext(store)
         store.autocommit("admin/scope_entities")
@@ -66,6 +78,17 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
     indexes = wait_online(store, wait_seconds)
     check_dimensions(indexes, dimensions)
     return indexes
+
+
+def install_filtered_vector_index(store: Store, dimensions: int) -> None:
+    """On a server with in-index vector filters, make the vector index with VECTOR_FILTERS,
+    dropping one without them (building it again takes a while on a big store, once). One
+    sized for another model stays, for `check_dimensions` to refuse."""
+    found = next((i for i in indexes(store) if i.name == VECTOR_INDEX), None)
+    if (found is not None and found.dimensions == dimensions
+            and found.properties != ["embedding", *VECTOR_FILTERS]):
+        store.autocommit("admin/drop_vector_index")
+    store.autocommit("admin/filtered_vector_index", dimensions=dimensions)
 
 
 def install_fulltext(store: Store) -> None:

@@ -78,6 +78,12 @@ def translate_errors(settings: Settings) -> Iterator[None]:
             e.message
         ):
             raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
+        if e.code == "Neo.ClientError.Schema.IndexNotFound":  # Neo4j 2026's SEARCH
+            raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
+        if getattr(e, "gql_status", None) == "22ND3":  # a SEARCH filter the index lacks
+            raise Neo4jUnavailable(f"the vector index on {uri} was made without the "
+                                   "properties graphmem filters on", "run `graphmem init`"
+                                   ) from e
         if e.code in TIMEOUT_CODES:
             raise Neo4jBusy(f"Neo4j at {uri} did not finish within "
                             f"{settings.query_timeout:g} s",
@@ -174,6 +180,12 @@ class Store:
         store.features = features(agent)
         return store
 
+    @property
+    def variant(self) -> str | None:
+        """The query variant this server runs (`queries.VARIANTS`): "search" where the
+        vector index filters inside itself, else the plain queries."""
+        return "search" if self.features.vector_search_filters else None
+
     def close(self) -> None:
         """Close the driver and its connection pool."""
         self.driver.close()
@@ -191,7 +203,7 @@ class Store:
 
     def _bounded(self, name: str) -> neo4j.Query:
         """A named query the server gives up on after `query_timeout` seconds."""
-        return neo4j.Query(query(name), timeout=self.settings.query_timeout)
+        return neo4j.Query(query(name, self.variant), timeout=self.settings.query_timeout)
 
     def stream(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
         """Run a named read query and yield its rows as they arrive (for exports that
@@ -199,12 +211,12 @@ class Store:
         with translate_errors(self.settings):  # noqa: SIM117
             with self.driver.session(database=self.database,
                                      default_access_mode=neo4j.READ_ACCESS) as session:
-                for record in session.run(query(name), params):
+                for record in session.run(query(name, self.variant), params):
                     yield record.data()
 
     def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """Run a named write query in its own managed transaction and return its rows."""
-        return self.write_tx(lambda tx: run(tx, name, **params))
+        return self.write_tx(lambda tx: run(tx, name, variant=self.variant, **params))
 
     def write_tx(self, work: Callable[[ManagedTransaction], T]) -> T:
         """Run `work(tx)` in one managed write transaction: all of it commits, or none;
@@ -238,7 +250,8 @@ class Store:
             for attempt in range(AUTOCOMMIT_ATTEMPTS):
                 try:
                     with self.driver.session(database=self.database) as session:
-                        return [r.data() for r in session.run(query(name), params)]
+                        return [r.data() for r in session.run(query(name, self.variant),
+                                                              params)]
                 except nx.TransientError as e:
                     if not e.is_retryable() or attempt == AUTOCOMMIT_ATTEMPTS - 1:
                         raise
@@ -298,7 +311,8 @@ class InputTransaction:
         self._close_session()
 
 
-def run(tx: ManagedTransaction | neo4j.Transaction, name: str,
+def run(tx: ManagedTransaction | neo4j.Transaction, name: str, *, variant: str | None = None,
         **params: Any) -> list[dict[str, Any]]:
-    """Run a named query inside a transaction function and return its rows as dicts."""
-    return [r.data() for r in tx.run(query(name), params)]
+    """Run a named query (in the server's `variant`, `Store.variant`) inside a transaction
+    function and return its rows as dicts."""
+    return [r.data() for r in tx.run(query(name, variant), params)]

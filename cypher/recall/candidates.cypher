@@ -3,9 +3,12 @@
 // filters (scope and visibility, lifecycle, kind, metadata, written in [$since, $until))
 // and holds at most $fetch.
 // The full-text query names its scopes itself (scope_key), so other scopes cannot crowd
-// it. The vector index cannot filter: it is asked for $index_fetch neighbours, and when
-// fewer than $fetch of them pass while it returned all it was asked for, the caller asks
-// again with more, and at last with $scan: an exact cosine scan of the visible scopes.
+// it. The vector index is asked for $index_fetch neighbours (fragments/vector_neighbours):
+// on 5.26 it cannot filter, and when fewer than $fetch of them pass while it returned all
+// it was asked for, the caller asks again with more, and at last with $scan: an exact
+// cosine scan of the visible scopes. Neo4j 2026's SEARCH filters by scope, visibility,
+// lifecycle, kind and time inside the index (the "search" variant), so only metadata
+// filters can leave it short.
 // Fusion is reciprocal rank ($alpha null) or alpha * cosine + (1 - alpha) * BM25 / best
 // BM25. With $context_lucene (hybrid rank fusion only), two more lists join the fusion:
 // every candidate, and the turn after each, ranked as it reads in its conversation (see
@@ -18,6 +21,7 @@
 // Params: $vector (list of float or null), $lucene (string or null), $scan (bool),
 //         $context_lucene (string over the `context` field, or null: no context lists),
 //         $vector_index, $index_fetch (int), $text_index, $fetch (int, per list),
+//         $every_kind (every kind: the search variant filters by it when $kinds is null),
 //         $scope, $layers (read-only scopes),
 //         $lifecycles, $kinds (list or null), $filters (list of {key, values}),
 //         $since, $until (datetime or null),
@@ -32,7 +36,7 @@
 CALL () {
   WITH 1 AS on
   WHERE $vector IS NOT NULL AND NOT $scan
-  CALL db.index.vector.queryNodes($vector_index, $index_fetch, $vector) YIELD node, score
+  {{vector_neighbours}}
   WITH node, score ORDER BY score DESC
   WITH collect({m: node, s: score}) AS returned
   WITH size(returned) AS returned, [x IN returned

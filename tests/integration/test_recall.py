@@ -4,12 +4,15 @@ real server."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.store import Store
 from graphmem.types import QUERY
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -248,6 +251,10 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
         # A filtered recall keeps its own depth: it cannot push unfiltered ones to a scan.
         core = mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
                           reinforce=False)
+        if mem.store.variant == "search":
+            # Neo4j 2026 filters by kind inside the index: one trip, no depth to remember.
+            assert core.profile.round_trips == 1 and not mem.store.vector_depth
+            return
         # None of the index's first 10 passed: asking 10x deeper could not fill the list,
         # so the scope is scanned at once (2 round trips, not 3).
         assert core.profile.round_trips == 2
@@ -255,6 +262,71 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
         assert set(depths) == {(), ("core",)} and depths[("core",)][0] == 2  # scanned
     finally:
         mem.store.autocommit("admin/delete_scope", scope=crowd)
+
+
+SUBJECTS = ["the harbour ferry", "our build server", "grandma's apple pie", "the chess club",
+            "a leaking roof", "the quarterly budget", "my running shoes", "the garden shed"]
+EVENTS = ["was late again", "needs a new part", "won a prize", "was discussed on Monday",
+          "costs more than planned"]
+
+
+@pytest.fixture
+def crowded(mem: GraphMem) -> Iterator[GraphMem]:
+    """40 memories of the test's scope (a third archived, some core, some older) among 200
+    of another scope that crowd the vector index's nearest neighbours."""
+    crowd = mem.settings.scope + "-crowd"
+    mem.remember([{"id": f"crowd-{i}", "text": f"{SUBJECTS[i % 8]} {EVENTS[i % 5]}, crowd {i}"}
+                  for i in range(200)], scope=crowd)
+    mem.remember([{"id": f"m{i}", "text": note(i),
+                   "kind": "core" if i % 7 == 0 else "episodic",
+                   "created_at": f"2024-0{1 + i % 5}-01T00:00:00Z"} for i in range(40)])
+    for i in range(0, 40, 3):
+        mem.forget(f"m{i}")  # soft: archived
+    try:
+        yield mem
+    finally:
+        mem.store.autocommit("admin/delete_scope", scope=crowd)
+
+
+def note(i: int) -> str:
+    return f"{SUBJECTS[i % 8]} {EVENTS[i % 5]} ({i})"
+
+
+def exact_ranking(mem: GraphMem, query: str, numbers: list[int]) -> list[str]:
+    """The ids of notes `numbers` by their exact cosine with `query`, best first (numpy)."""
+    vectors = mem.embedder.embed([note(i) for i in numbers])
+    order = np.argsort(-(vectors @ mem.embedder.embed_query(query)), kind="stable")
+    return [f"m{numbers[i]}" for i in order]
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"kinds": ["core"]}, {"include_archived": True},
+    {"since": "2024-02-01T00:00:00Z", "until": "2024-04-01T00:00:00Z"}])
+def test_vector_recall_is_the_scopes_exact_cosine_ranking(crowded: GraphMem, options) -> None:
+    # The same on both lines: 5.26 over-fetches and scans, 2026 filters inside the index.
+    query = "is the ferry late"
+    found = crowded.recall(query, mode="vector", hops=0, top_k=10, candidates=10,
+                           temporal_weight=0.0, turn_weight=0.0, reinforce=False, **options)
+    allowed = [i for i in range(40)
+               if (options.get("include_archived") or i % 3)
+               and (options.get("kinds") is None or i % 7 == 0)
+               and ("since" not in options or 2 <= 1 + i % 5 < 4)]
+    assert [h.id for h in found.hits] == exact_ranking(crowded, query, allowed)[:10]
+
+
+def test_both_lines_query_paths_give_the_same_recall(
+        crowded: GraphMem, monkeypatch: pytest.MonkeyPatch) -> None:
+    if crowded.store.variant is None:
+        pytest.skip(f"Neo4j {crowded.store.features.version} has only the plain queries")
+    queries = ["is the ferry late", "what did the chess club win", "budget on Monday"]
+    options = [{}, {"kinds": ["episodic"], "top_k": 5}, {"include_archived": True}]
+    search = [crowded.recall(q, reinforce=False, **o) for q in queries for o in options]
+    # The 5.26 queries (index over-fetch, then a scan) on the same server and store.
+    monkeypatch.setattr(Store, "variant", property(lambda self: None))
+    plain = [crowded.recall(q, reinforce=False, **o) for q in queries for o in options]
+    for a, b in zip(search, plain, strict=True):
+        assert [h.id for h in a.hits] == [h.id for h in b.hits], a.query
+        assert [h.score for h in a.hits] == pytest.approx([h.score for h in b.hits])
 
 
 @pytest.mark.parametrize(("options", "message"), [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -64,11 +65,31 @@ def test_retention_is_written_once_and_every_query_gets_it_whole() -> None:
             assert "exp(-log(2) * (" in text and "// fragments" not in text
 
 
+def test_the_search_variant_changes_only_the_vector_queries() -> None:
+    assert queries.all_names("search") == [
+        "ingest/near_duplicates", "maintenance/covering_semantic", "recall/candidates"]
+    plain, search = queries.query("recall/candidates"), queries.query("recall/candidates", "search")
+    assert "db.index.vector.queryNodes" in plain and "SEARCH node IN" not in plain
+    assert "db.index.vector.queryNodes" not in search and search.count("SEARCH node IN") == 2
+    # The header stays first; the Cypher version comes right after it.
+    header = list(itertools.takewhile(lambda line: line.startswith("//"), plain.splitlines()))
+    lines = search.splitlines()
+    assert lines[:len(header)] == header and lines[len(header)] == "CYPHER 25"
+    assert queries.query("recall/turns", "search") == queries.query("recall/turns")
+    for name in queries.all_names("search"):
+        assert "CYPHER 25" in queries.query(name, "search") and "{{" not in queries.query(
+            name, "search")
+
+
 def test_unknown_or_escaping_query_names_fail() -> None:
     with pytest.raises(KeyError):
         queries.query("recall/nope")
     with pytest.raises(KeyError):
         queries.query("../README")
+    with pytest.raises(KeyError):
+        queries.query("recall/candidates", "nope")
+    with pytest.raises(KeyError):  # a variant is asked for by its base name
+        queries.query("ingest/near_duplicates@search")
 
 
 def test_neo4j_conf_is_loopback_with_auth_and_sized_heap() -> None:

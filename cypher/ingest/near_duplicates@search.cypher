@@ -1,0 +1,20 @@
+// ingest/near_duplicates@search — ingest/near_duplicates on Neo4j 2026: the index itself
+// keeps to the scope, kind and active memories (SEARCH with in-index filters), so other
+// scopes never crowd a new text's nearest copies out of its $fetch.
+// Params: $fetch (int), $scope (string), $min_score (float),
+//         $rows: list of {i (int), kind (string), embedding (list of float)}.
+// Returns: i, id, score, confidence, sessions — best first per i.
+UNWIND $rows AS r
+CALL (r) {
+  MATCH (node:Memory)
+    SEARCH node IN (VECTOR INDEX vector_index_Memory_embedding FOR r.embedding
+      WHERE node.scope = $scope AND node.kind = r.kind AND node.lifecycle = 'active'
+      LIMIT $fetch) SCORE AS score
+  RETURN node, score
+}
+WITH r, node, score
+WHERE score >= $min_score
+OPTIONAL MATCH (node)-[:IN_SESSION]->(s:Session)
+WITH r, node, score, collect(s.id) AS sessions
+RETURN r.i AS i, node.id AS id, score, node.confidence AS confidence, sessions
+ORDER BY i, score DESC
