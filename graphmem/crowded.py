@@ -41,14 +41,21 @@ class CrowdedRow(BaseModel):
 
 
 class CrowdedBench(BaseModel):
-    """`bench crowded`: small scopes and one big scope among 1,000 scopes."""
+    """`bench crowded` on one server: small scopes and one big scope among 1,000 scopes."""
 
+    server: str  # e.g. "5.26.30" or "2026.08.1": the release line decides the vector path
     cores: int
     memories: int
     scope_count: int
     queries: int
     rows: list[CrowdedRow]
     build_seconds: float
+
+
+class CrowdedRuns(BaseModel):
+    """`bench crowded` on each server asked (one per release line, to compare them)."""
+
+    runs: list[CrowdedBench]
 
 
 def sizes(total: int, scopes: int, big: int, rng: np.random.Generator) -> list[int]:
@@ -98,7 +105,8 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
     finally:
         for name in names:
             mem.store.autocommit("admin/delete_scope", scope=name)
-    return CrowdedBench(cores=os.cpu_count() or 1, memories=sum(sized), scope_count=len(sized),
+    return CrowdedBench(server=mem.store.features.version or "?", cores=os.cpu_count() or 1,
+                        memories=sum(sized), scope_count=len(sized),
                         queries=queries, rows=rows, build_seconds=round(build, 1))
 
 

@@ -184,30 +184,41 @@ def crowded(
     queries: Annotated[int, typer.Option(help="Queries per kind of scope.")] = 100,
     settle: Annotated[float, typer.Option(
         help="Seconds to wait after the build before measuring.")] = 10.0,
+    uris: Annotated[list[str] | None, typer.Option(
+        "--uri", help="A Neo4j to measure on; repeat it to compare servers, such as one of "
+        "each release line (default: NEO4J_URI).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """p50/p95 recall latency in small scopes and in one big scope of a crowded
-    multi-tenant store, next to brute-force numpy cosine over the same scope."""
+    multi-tenant store, next to brute-force numpy cosine over the same scope, on each
+    server asked."""
     if not 2 <= scopes <= memories // 5 or not 50 <= big <= memories - 5 * (scopes - 1) \
             or not 1 <= queries <= 10_000:
         raise InputError("need 2+ scopes of 5+ memories, a big scope of 50+ within "
                          "--memories, and 1-10000 queries", field="--scopes")
-    with GraphMem(load_settings()) as mem:
-        result = crowded_bench.crowded(mem, paths, total=memories, scopes=scopes, big=big,
-                                       queries=queries, settle=settle)
+    settings = load_settings()
+    runs = []
+    for uri in uris or [settings.neo4j_uri]:
+        with GraphMem(load_settings(neo4j_uri=uri)) as mem:
+            runs.append(crowded_bench.crowded(mem, paths, total=memories, scopes=scopes,
+                                              big=big, queries=queries, settle=settle))
+    result = crowded_bench.CrowdedRuns(runs=runs)
 
     def render(c) -> None:
-        modes = list(result.rows[0].p50_ms) if result.rows else []
-        table = Table("scopes", "memories each", *(f"{m} p50/p95" for m in modes),
+        first = result.runs[0]
+        modes = list(first.rows[0].p50_ms) if first.rows else []
+        table = Table("Neo4j", "scopes", "memories each", *(f"{m} p50/p95" for m in modes),
                       "round trips",
-                      title=f"Recall latency in ms in a crowded store: {result.memories:,} "
-                      f"memories in {result.scope_count:,} scopes, {result.queries} queries "
-                      f"per row ({result.cores} cores; built in {result.build_seconds:.0f} s)",
+                      title=f"Recall latency in ms in a crowded store: {first.memories:,} "
+                      f"memories in {first.scope_count:,} scopes, {first.queries} queries "
+                      f"per row ({first.cores} cores; built in "
+                      f"{', '.join(f'{r.build_seconds:.0f} s' for r in result.runs)})",
                       title_justify="left")
-        for row in result.rows:
-            table.add_row(row.scopes, row.memories, *(
-                f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes),
-                f"{row.round_trips:.2f}")
+        for run in result.runs:
+            for row in run.rows:
+                table.add_row(run.server, row.scopes, row.memories, *(
+                    f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes),
+                    f"{row.round_trips:.2f}")
         c.print(table)
 
     emit(result, as_json, render)
