@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -41,9 +42,15 @@ def open_memory(scope: str | None = None, now: str | None = None) -> GraphMem:
     return GraphMem(settings, now=parse_now(now))
 
 
+#: Columns of results written to a file or a pipe (rich would use 80, which folds the
+#: benchmarks' tables cell by cell); COLUMNS still decides where it is set.
+PIPED_WIDTH = 160
+
+
 def out() -> Console:
     """A console on stdout, for results."""
-    return Console(highlight=False, soft_wrap=True)
+    piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(highlight=False, soft_wrap=True, width=PIPED_WIDTH if piped else None)
 
 
 def err() -> Console:
