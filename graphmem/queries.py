@@ -4,7 +4,9 @@ Each file starts with `//` header lines (purpose, parameters, returns); values a
 travel as parameters, never by string building. A part several queries share (retention,
 a hit's projection, a turn's neighbours) lives once in `cypher/fragments/<name>.cypher`
 and is written into a query where it says `{{name}}` (a fragment may use another), so
-every copy is the one the tests check.
+every copy is the one the tests check. Where a server line offers more (Neo4j 2026's
+filtered vector SEARCH), `<name>@<variant>.cypher` replaces a query or fragment for that
+line (`VARIANTS`); `Store` picks the variant of the server it talks to.
 """
 
 from __future__ import annotations
