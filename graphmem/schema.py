@@ -16,6 +16,8 @@ VECTOR_INDEX = "vector_index_Memory_embedding"
 #: What Neo4j 2026's SEARCH filters on inside the vector index (`admin/filtered_vector_index`
 #: declares them): recall's scope, visibility, lifecycle, kind and time.
 VECTOR_FILTERS = ("scope", "lifecycle", "visibility", "kind", "created_at")
+#: How long `install` waits for a vector index it rebuilt over existing memories.
+REBUILD_SECONDS = 900.0
 #: Created by `cypher/admin/fulltext_index.cypher` over text, context and scope_key (the
 #: name is written there too: Cypher takes no parameter for an index name).
 FULLTEXT_INDEX = "memory_text_context_scope"
@@ -64,7 +66,8 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
         store.autocommit("admin/drop_global_memory_id")
         if store.features.vector_search_filters:
             # The same index with filter properties, which neomodel cannot declare.
-            install_filtered_vector_index(store, dimensions)
+            if install_filtered_vector_index(store, dimensions):
+                wait_seconds = max(wait_seconds, REBUILD_SECONDS)
             embedding.vector_index = None
         try:
             for cls in model.SCHEMA_CLASSES:
@@ -80,15 +83,18 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
     return indexes
 
 
-def install_filtered_vector_index(store: Store, dimensions: int) -> None:
+def install_filtered_vector_index(store: Store, dimensions: int) -> bool:
     """On a server with in-index vector filters, make the vector index with VECTOR_FILTERS,
     dropping one without them (building it again takes a while on a big store, once). One
-    sized for another model stays, for `check_dimensions` to refuse."""
+    sized for another model stays, for `check_dimensions` to refuse. Returns whether an
+    existing index is being rebuilt."""
     found = next((i for i in indexes(store) if i.name == VECTOR_INDEX), None)
-    if (found is not None and found.dimensions == dimensions
-            and found.properties != ["embedding", *VECTOR_FILTERS]):
+    rebuilt = (found is not None and found.dimensions == dimensions
+               and found.properties != ["embedding", *VECTOR_FILTERS])
+    if rebuilt:
         store.autocommit("admin/drop_vector_index")
     store.autocommit("admin/filtered_vector_index", dimensions=dimensions)
+    return rebuilt
 
 
 def install_fulltext(store: Store) -> None:

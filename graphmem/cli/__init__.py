@@ -55,8 +55,12 @@ def init(as_json: JsonOpt = False) -> None:
     """Install the schema (constraints, vector, full-text and range indexes); idempotent."""
     with open_memory() as mem:
         found = mem.init()
+    online = sum(i.state == "ONLINE" for i in found)
+    waiting = ", ".join(i.name for i in found if i.state != "ONLINE")
     emit([i.model_dump() for i in found], as_json,
-         lambda c: c.print(f"schema installed: {len(found)} indexes ONLINE"))
+         lambda c: c.print(f"schema installed: {online} indexes ONLINE" + (
+             f"; still populating: {waiting} (`graphmem doctor` shows when they are ONLINE)"
+             if waiting else "")))
 
 
 @app.command()
