@@ -372,6 +372,17 @@ class GraphMem:
         """Archive a memory (soft), or delete it leaving a text-free tombstone (hard)."""
         return edits.forget(self, memory_id, scope=self._scope(scope), hard=hard)
 
+    def drop_scope(self, scope: str) -> int:
+        """Delete a whole scope: its memories, sessions, entities, sweep records and
+        tombstones, leaving nothing behind (unlike `forget`); returns the memories deleted.
+        The scope is always named: there is no default to drop by accident."""
+        target = valid_scope(scope)
+        if not target:
+            raise InputError("name the scope to drop", field="scope")
+        self.flush()  # reinforcement still being written would deadlock with the delete
+        rows = self.store.autocommit("admin/delete_scope", scope=target)
+        return int(rows[0]["deleted"]) if rows else 0
+
     def _scope(self, scope: str | None) -> str:
         return valid_scope(scope) or self.settings.scope
 

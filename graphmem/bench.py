@@ -69,7 +69,7 @@ def ingest(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Inges
     total = time.perf_counter() - started
     after = embed_only()
     if not keep:
-        mem.store.autocommit("admin/delete_scope", scope=scope)
+        mem.drop_scope(scope)
     baseline = (before + after) / 2
     n = len(texts)
     # Writing runs in a thread behind embedding; `wait` is what it adds to the wall time.
@@ -221,7 +221,7 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
                     score(found[name], q, [h.metadata.get("dia_id") for h in hits])
                 score(found[REFERENCE], q, [dia_ids[i] for i in plain.rank(q["question"], 10)])
             if not keep:
-                mem.store.autocommit("admin/delete_scope", scope=scope)
+                mem.drop_scope(scope)
     return LocomoBench(cores=os.cpu_count() or 1, conversations=len(paths),
                        questions=questions,
                        modes=[mode_scores(name, per_cat) for name, per_cat in found.items()],
@@ -291,7 +291,7 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
         found[REFERENCE].append((len(wanted & set(got[:2])) / len(wanted),
                                  len(wanted & set(got)) / len(wanted)))
     if not keep:
-        mem.store.autocommit("admin/delete_scope", scope=scope)
+        mem.drop_scope(scope)
     return MultihopBench(
         cores=os.cpu_count() or 1, passages=len(corpus), questions=asked,
         modes={m: {"@2": _pct(a for a, _ in xs), "@5": _pct(b for _, b in xs)}
@@ -356,7 +356,7 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
             time.sleep(settle)  # let the server's background work after a bulk write finish
             rows.append(_measure(mem, scope, asked, np.concatenate(stored), size))
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=scope)
+        mem.drop_scope(scope)
     return LatencyBench(cores=os.cpu_count() or 1, queries=len(asked), rows=rows,
                         build_seconds=round(build, 1))
 
@@ -428,7 +428,7 @@ def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
         real = sweeper.sweep(scope=scope)
         again = sweeper.sweep(scope=scope)
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=scope)
+        mem.drop_scope(scope)
     return SweepBench(cores=os.cpu_count() or 1, memories=size,
                       dry_run_seconds=dry.seconds, sweep_seconds=real.seconds,
                       ratio=round(real.seconds / max(dry.seconds, 1e-9), 2),

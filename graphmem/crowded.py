@@ -104,7 +104,7 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
                 _time(mem, "the big scope", f"{big:,}", [names[0]] * queries, stored, rng)]
     finally:
         for name in names:
-            mem.store.autocommit("admin/delete_scope", scope=name)
+            mem.drop_scope(name)
     return CrowdedBench(server=mem.store.features.version or "?", cores=os.cpu_count() or 1,
                         memories=sum(sized), scope_count=len(sized),
                         queries=queries, rows=rows, build_seconds=round(build, 1))

@@ -81,7 +81,7 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Repla
             ask = asker(mem, conv.asked_at)
             for copy, (used, fed_back, row) in COPIES.items():
                 scope = f"bench:replay:{conv.name}:{copy}"
-                mem.store.autocommit("admin/delete_scope", scope=scope)
+                mem.drop_scope(scope)
                 write_records(mem.store, vectors, mem.extractor, records,
                               mem.write_options(scope=scope))
                 try:
@@ -94,7 +94,7 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Repla
                             _ask(ask, scope, q, found[AGAIN if used else FIRST_UNUSED])
                 finally:
                     if not keep:
-                        mem.store.autocommit("admin/delete_scope", scope=scope)
+                        mem.drop_scope(scope)
     return ReplayBench(cores=os.cpu_count() or 1, conversations=n, first_half=halves[0],
                        second_half=halves[1],
                        rows=[mode_scores(row, found[row]) for row in ROWS],

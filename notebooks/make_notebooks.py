@@ -63,7 +63,7 @@ QUICKSTART = [
         "assert len(edges) > 0"),
     new_code_cell(
         "mem.flush()  # recall's reinforcement is written in the background\n"
-        "mem.store.autocommit('admin/delete_scope', scope=SCOPE)\n"
+        "mem.drop_scope(SCOPE)\n"
         "mem.close()"),
 ]
 

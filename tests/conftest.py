@@ -83,8 +83,7 @@ def mem(schema_ready: Settings, embedder: Embedder, scope: str) -> Iterator[Grap
     settings = schema_ready.model_copy(update={"scope": scope})
     with GraphMem(settings, embedder=embedder) as m:
         yield m
-        m.flush()  # reinforcement still being written would deadlock with the delete
-        m.store.autocommit("admin/delete_scope", scope=scope)
+        m.drop_scope(scope)
 
 
 @pytest.fixture(scope="session")

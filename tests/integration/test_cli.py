@@ -362,4 +362,4 @@ def test_export_then_import_through_the_cli(cli: CliRunner, mem: GraphMem, scope
         again = cli.invoke(app, ["import", str(pack), "--scope", copy, "--json"])
         assert again.exit_code == 0 and json.loads(again.stdout)["counts"] == {"created": 2}
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=copy)
+        mem.drop_scope(copy)

@@ -110,7 +110,7 @@ def test_a_layer_is_never_written_whatever_its_factor(mem: GraphMem, scope: str,
         assert touched == []
         assert mem.get(["own"])[0].access_count == 1
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=other)
+        mem.drop_scope(other)
 
 
 # 3. Hard forget leaves no copy, and tombstones refuse resurrection.
@@ -353,7 +353,7 @@ def test_entity_weights_tell_nothing_of_other_scopes(mem: GraphMem, scope: str) 
             "e.degree AS degree ORDER BY scope", database_=mem.store.database).records
         assert [(k["scope"], k["degree"]) for k in keys] == [(scope, 2), (other, 6)]
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=other)
+        mem.drop_scope(other)
 
 
 def test_an_id_of_another_scope_is_not_visible(mem: GraphMem, scope: str) -> None:
@@ -370,7 +370,7 @@ def test_an_id_of_another_scope_is_not_visible(mem: GraphMem, scope: str) -> Non
         assert [m.text for m in mem.get(["plan"], scope=other)] == [
             "Scope A's plan is to expand to Lisbon"]
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=other)
+        mem.drop_scope(other)
 
 
 def test_a_query_stuck_behind_a_lock_ends_in_seconds(mem: GraphMem) -> None:

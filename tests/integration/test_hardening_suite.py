@@ -87,7 +87,7 @@ def tenants(schema_ready: Settings, embedder) -> Iterator[tuple[dict[str, str], 
     yield names, mem
     mem.flush()
     for scope in names.values():
-        mem.store.autocommit("admin/delete_scope", scope=scope)
+        mem.drop_scope(scope)
     mem.close()
 
 
@@ -190,7 +190,7 @@ def test_a_generated_batch_with_any_invalid_record_writes_nothing(mem: GraphMem,
         hardening.found["partial batches"] += int(written > 0)
         assert written == 0
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=scope)
+        mem.drop_scope(scope)
 
 
 def test_writers_readers_and_a_sweep_lose_nothing(mem: GraphMem, embedder,
@@ -331,7 +331,7 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
         hardening.inputs += 3
     finally:
         for s in (clean, killed):
-            mem.store.autocommit("admin/delete_scope", scope=s)
+            mem.drop_scope(s)
 
 
 @pytest.mark.skipif(os.environ.get("GRAPHMEM_KILL_SERVER") != "1",
@@ -368,7 +368,7 @@ def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
             server.start()
             mem.close()
         for s in (clean, killed):
-            mem.store.autocommit("admin/delete_scope", scope=s)
+            mem.drop_scope(s)
 
 
 mcp_values = st.recursive(

@@ -27,7 +27,7 @@ def test_notebook_runs(name: str, mem: GraphMem, shared_data: Path,
         NotebookClient(nb, timeout=600, kernel_name="python3",
                        resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     finally:  # a notebook that failed half-way leaves nothing behind either
-        mem.store.autocommit("admin/delete_scope", scope=s.scope + "-nb")
+        mem.drop_scope(s.scope + "-nb")
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     if name != "decay":  # the decay notebook draws without a server

@@ -79,7 +79,7 @@ def test_a_pack_round_trips_into_another_scope_and_mounts_as_a_layer(
             reinforce=False).hits}
     finally:
         for s in (shared, reader):
-            mem.store.autocommit("admin/delete_scope", scope=s)
+            mem.drop_scope(s)
 
 
 def test_export_leaves_out_what_left_the_active_lifecycle_unless_asked(

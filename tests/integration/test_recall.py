@@ -220,7 +220,7 @@ def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope
             shared = [h for h in layered if h.id == "team-pub"]
             assert shared and shared[0].layer == 0.8, mode
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=team)
+        mem.drop_scope(team)
 
 
 def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
@@ -261,7 +261,7 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
         depths = {k[2]: d for k, d in mem.store.vector_depth.items() if k[0] == scope}
         assert set(depths) == {(), ("core",)} and depths[("core",)][0] == 2  # scanned
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=crowd)
+        mem.drop_scope(crowd)
 
 
 SUBJECTS = ["the harbour ferry", "our build server", "grandma's apple pie", "the chess club",
@@ -285,7 +285,7 @@ def crowded(mem: GraphMem) -> Iterator[GraphMem]:
     try:
         yield mem
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=crowd)
+        mem.drop_scope(crowd)
 
 
 def note(i: int) -> str:

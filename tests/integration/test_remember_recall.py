@@ -82,7 +82,7 @@ def test_an_id_is_named_within_its_scope(mem: GraphMem, scope: str) -> None:
         assert texts == {other: "belongs to the other scope",
                          scope: "is this scope's own memory"}
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=other)
+        mem.drop_scope(other)
 
 
 def test_recall_stays_in_its_scope_even_when_others_crowd_the_index(mem: GraphMem,
@@ -98,7 +98,7 @@ def test_recall_stays_in_its_scope_even_when_others_crowd_the_index(mem: GraphMe
         assert [h.scope for h in hits] == [scope]
         assert hits[0].text == "Our sessions are kept in Memcached"
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=other)
+        mem.drop_scope(other)
 
 
 @pytest.mark.parametrize(("query", "top_k", "mode", "message"), [
@@ -125,3 +125,18 @@ def test_routing_uri_works_like_bolt(mem: GraphMem) -> None:
         routed.remember(["The cache layer is Redis", *DISTRACTORS])
         hits = routed.recall("which key-value store do we use?", top_k=1).hits
     assert [h.text for h in hits] == ["The cache layer is Redis"]
+
+
+def test_drop_scope_leaves_nothing_of_that_scope_and_touches_no_other(mem: GraphMem) -> None:
+    other = mem.settings.scope + "-dropped"
+    mem.remember(["The staging database restarts every Sunday at 02:00"])
+    mem.remember(["Alice owns the billing service and its on-call rota",
+                  "Bob owns the search service"], scope=other, session="s1")
+    mem.recall("who owns billing", scope=other)  # reinforcement in flight: flushed first
+    assert mem.drop_scope(other) == 2
+    left = mem.overview(scope=other)
+    assert sum(left.kinds.values()) == 0 and left.tombstones == 0
+    assert mem.drop_scope(other) == 0
+    assert [h.id for h in mem.recall("when does staging restart", reinforce=False).hits]
+    with pytest.raises(InputError, match="scope"):
+        mem.drop_scope("")

@@ -34,7 +34,7 @@ def test_remember_and_recall_through_an_embeddings_endpoint(
                 database_=mem.store.database).records[0]["n"]
             assert norm == pytest.approx(1.0, abs=1e-5)
         finally:
-            mem.store.autocommit("admin/delete_scope", scope=scope)
+            mem.drop_scope(scope)
     headers, body = chat_endpoint.requests[-1]
     assert body["path"] == "/v1/embeddings" and body["model"] == "all-MiniLM-L6-v2"
     assert headers["Authorization"] == "Bearer sk-embed"

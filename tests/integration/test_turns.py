@@ -151,7 +151,7 @@ def test_no_turn_of_another_scope_comes_through(mem: GraphMem, scope: str,
             assert "private" not in {h.id for h in hits if h.scope == other}
             assert all(h.scope == scope or h.scope in layers for h in hits)
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=other)
+        mem.drop_scope(other)
 
 
 @pytest.mark.parametrize(("records", "message"), [

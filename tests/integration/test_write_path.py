@@ -120,7 +120,7 @@ def test_supersession_sets_valid_until_and_keeps_the_chain(mem: GraphMem, scope:
         with pytest.raises(InputError, match=r"field 'links\.0': no memory has id 'nope'"):
             mem.remember({"text": "Links to a memory that does not exist", "links": ["nope"]})
     finally:
-        mem.store.autocommit("admin/delete_scope", scope=other)
+        mem.drop_scope(other)
 
 
 def test_manual_links(mem: GraphMem) -> None:
