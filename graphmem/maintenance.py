@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from graphmem.decay import Curve, cypher_params
+from graphmem.model import HUB_LIMIT, LINK_TAU_DAYS
 from graphmem.schema import VECTOR_INDEX
 from graphmem.store import Store
 from graphmem.summarize import Summarizer, SummaryError, extractive
@@ -44,7 +45,7 @@ class SweepOptions(BaseModel):
     #: Off by default: FINDINGS.md shows decay-driven forgetting burying old answers.
     archive_below: float | None = Field(None, ge=0.0, le=1.0)
     summary_chars: int = Field(160, ge=20)
-    link_tau_days: float = Field(90.0, gt=0)
+    link_tau_days: float = Field(LINK_TAU_DAYS, gt=0)
     prune_below: float = Field(0.02, ge=0.0, le=1.0)
     batch: int = Field(1000, ge=1)
     consolidate: bool = True
@@ -53,7 +54,7 @@ class SweepOptions(BaseModel):
     group_min: int = Field(3, ge=2)
     group_max: int = Field(8, ge=2)  # members quoted in one summary
     max_groups: int = Field(200, ge=1)
-    hub_limit: int = Field(50, ge=3)
+    hub_limit: int = Field(HUB_LIMIT, ge=3)
     #: A semantic memory this similar to a group's summary is confirmed, not duplicated.
     covered_above: float = Field(0.85, gt=0, le=1.0)
     reflect: bool = True

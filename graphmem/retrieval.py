@@ -40,7 +40,7 @@ from graphmem.errors import InputError
 from graphmem.extract import Extractor
 from graphmem.gates import shown
 from graphmem.hits import to_hit
-from graphmem.model import KINDS
+from graphmem.model import HUB_LIMIT, KINDS, LINK_TAU_DAYS
 from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.store import Store
 from graphmem.types import QUERY, Hit, PathStep, RecallProfile, RecallResult, as_utc
@@ -106,8 +106,8 @@ class RecallOptions(BaseModel):
     subject_weight: float = Field(0.3, ge=0.0, le=1.0)
     #: Feedback in the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
     use_weight: float = Field(0.6, ge=0.0, le=1.0)
-    hub_limit: int = 50
-    link_tau_days: float = 90.0
+    hub_limit: int = HUB_LIMIT
+    link_tau_days: float = LINK_TAU_DAYS
     reinforce: bool = True
     direct_boost: float = 0.1
     associative_boost: float = 0.03

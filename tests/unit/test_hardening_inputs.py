@@ -105,13 +105,14 @@ def test_generated_records_validate_or_fail_in_one_line(record: dict, hardening)
     hardening.inputs += 1
     try:
         rec = validate(record, "gen.jsonl", 7)
+        # Planning checks what a record means for its batch (e.g. a scope of its own).
+        rows, _ = ingest.plan([Numbered(7, rec, "gen.jsonl")], options())
     except InputError as e:
         assert one_line(e) and str(e).startswith("gen.jsonl:7"), str(e)
         return
     except Exception:
         hardening.found["tracebacks"] += 1
         raise
-    rows, _ = ingest.plan([Numbered(7, rec, "gen.jsonl")], options())
     for row in rows:
         assert all(storable(v) for v in row.props["meta"].values()), row.props["meta"]
         assert all(storable(v) for v in (row.props["tags"], row.props["importance"]))
