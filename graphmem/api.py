@@ -347,7 +347,7 @@ class GraphMem:
 
     def feedback(self, memory_id: str, *, used: bool,
                  scope: str | None = None) -> edits.FeedbackResult:
-        """Tell graphmem a recalled memory helped (`used`) or did not (SPEC echo/fizzle)."""
+        """Tell graphmem a recalled memory helped (`used`, an echo) or did not (a fizzle)."""
         return edits.feedback(self, memory_id, used=used, scope=self._scope(scope))
 
     def update(self, memory_id: str, *, scope: str | None = None, text: str | None = None,

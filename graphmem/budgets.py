@@ -1,4 +1,4 @@
-"""Type budgets (SPEC "Read path", step 4, from seed 000): a share of the slots per kind,
+"""Type budgets (recall's `diverse`, and `context`): a share of the slots per kind,
 so one kind cannot fill a recall or an L1 block. Pure; used by `recall --diverse` and by
 `context`."""
 

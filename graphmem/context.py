@@ -1,4 +1,4 @@
-"""Tiered loading (seed 000): what an agent pastes into its system prompt.
+"""Tiered loading: what an agent pastes into its system prompt.
 
 L0 is one identity line with counts per kind; L1 the best memories by static score,
 packed under a token budget with type budgets so one kind cannot fill it; L2 is recall.

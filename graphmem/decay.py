@@ -1,4 +1,4 @@
-"""Decay by kind: FadeMem curves with floors (SPEC "Kinds and decay").
+"""Decay by kind: FadeMem curves with floors (docs/architecture.md, "The lifecycle").
 
     R = floor + (1 - floor) * exp(-ln2 * (dt / H_eff) ** shape)
     H_eff = H * stability * (0.5 + importance) * (0.5 + confidence)
@@ -24,8 +24,8 @@ class Curve(BaseModel):
     floor: float = Field(0.0, ge=0, le=1)
 
 
-#: SPEC's table (seed 002's half-lives and floors; heuristic from seed 000).
-SPEC = {
+#: graphmem's table: Ebbinghaus half-lives with floors, so no memory decays to nothing.
+DEFAULT_CURVES = {
     "episodic": Curve(half_life=45, shape=1.0, floor=0.02),
     "semantic": Curve(half_life=120, shape=1.0, floor=0.02),
     "procedural": Curve(half_life=None, shape=1.0, floor=1.0),
@@ -34,15 +34,16 @@ SPEC = {
     "reflection": Curve(half_life=120, shape=1.0, floor=0.02),
 }
 
-#: Seed 000's FadeMem profile (30/90/365/730 d, shapes 1.2/1.0/0.8/0.7).
-SEED_000 = SPEC | {
+#: A steeper profile (30/90/365/730 d, shapes 1.2/1.0/0.8/0.7): the `seed-000` preset.
+STEEP_CURVES = DEFAULT_CURVES | {
     "episodic": Curve(half_life=30, shape=1.2, floor=0.02),
     "semantic": Curve(half_life=90, shape=1.0, floor=0.02),
     "procedural": Curve(half_life=365, shape=0.8, floor=0.05),
     "heuristic": Curve(half_life=730, shape=0.7, floor=0.05),
 }
 
-PRESETS = {"spec": SPEC, "seed-000": SEED_000}
+#: The presets `GRAPHMEM_DECAY_PRESET` names (the names are configuration values).
+PRESETS = {"spec": DEFAULT_CURVES, "seed-000": STEEP_CURVES}
 
 
 def retention(curve: Curve, *, created_at: datetime, now: datetime,

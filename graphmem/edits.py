@@ -1,5 +1,5 @@
 """Edits of single memories: feedback, update (with its version chain), history, manual
-links and forgetting (soft, or hard with a tombstone). SPEC "Feedback, layers, scopes".
+links and forgetting (soft, or hard with a tombstone).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from graphmem.types import MemoryIn, MemoryOut, WriteReport
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
 
-#: SPEC: echo (used) importance +0.05, confidence +0.1; fizzle importance -0.1,
+#: Echo (used) importance +0.05, confidence +0.1; fizzle importance -0.1,
 #: confidence -0.15.
 ECHO = {"importance": 0.05, "confidence": 0.1}
 FIZZLE = {"importance": -0.1, "confidence": -0.15}

@@ -1,12 +1,12 @@
 """The write path: records → gates → embedding → dedup/confirmation → entities →
-sessions and synaptic tagging → one write transaction per input (SPEC "Write path").
+sessions and synaptic tagging → one write transaction per input (docs/architecture.md).
 
 Identity decides what a record can become:
 - a caller's `id`, or a file format's stable key (a LoCoMo turn, a Markdown paragraph),
   names the memory within its scope: it is created, or updated in place when it exists;
 - otherwise the text is the identity: the same normalised text, or cosine ≥
   `dedup_threshold` with an active memory of the same scope and kind, *confirms* that
-  memory (seed 004) instead of creating a near copy.
+  memory instead of creating a near copy.
 
 Every input is validated and every id it references checked before the first write; the
 whole input is then one transaction (written in batches of statements), so it lands
@@ -373,7 +373,7 @@ def _near_in_batch(row: Row, fresh: list[Row], threshold: float) -> str | None:
 
 def synaptic_links(tx: Any, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
     """ASSOCIATED (synaptic) rows: each written memory to its most similar memories of the
-    same session, cosine ≥ threshold, at most `synaptic_max_links` of them (seed 002)."""
+    same session, cosine ≥ threshold, at most `synaptic_max_links` of them."""
     by_session: dict[str, list[Row]] = defaultdict(list)
     for row in written:
         if row.session:

@@ -1,4 +1,4 @@
-"""Maintenance (`graphmem sweep`, SPEC "Maintenance"): lifecycle, tiers, link pruning,
+"""Maintenance (`graphmem sweep`; docs/architecture.md): lifecycle, tiers, link pruning,
 consolidation and reflection. It never deletes a memory.
 
 Each transition is one named query in `cypher/maintenance/`, run in auto-commit batches
@@ -42,7 +42,7 @@ class SweepOptions(BaseModel):
     #: Archive active memories older than this many days (None: never by age).
     archive_after_days: float | None = Field(None, gt=0)
     #: Archive active memories with retention below this (None: never by retention).
-    #: Off by default: FINDINGS.md shows decay-driven forgetting burying old answers.
+    #: Off by default: decay-driven forgetting buries old answers (docs/decisions.md).
     archive_below: float | None = Field(None, ge=0.0, le=1.0)
     summary_chars: int = Field(160, ge=20)
     link_tau_days: float = Field(LINK_TAU_DAYS, gt=0)

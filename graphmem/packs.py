@@ -1,4 +1,4 @@
-"""Packs (SPEC "Feedback, layers, scopes, loading"): a scope's memories as JSONL records
+"""Packs: a scope's memories as JSONL records
 that `remember` accepts, so a scope can be backed up, moved, or shared and mounted
 read-only as a layer by other scopes.
 

@@ -1,4 +1,4 @@
-"""Two-tier boosting, written behind recall (SPEC "Read path", seed 002).
+"""Two-tier boosting, written behind recall (docs/architecture.md, "The read path").
 
 A recall returns as soon as it has ranked; what it returned is reinforced by a
 background writer that batches the recalls of the last moment into one transaction.

@@ -1,4 +1,4 @@
-"""The read path: from a query to ranked memories (SPEC "Read path").
+"""The read path: from a query to ranked memories (docs/architecture.md, "The read path").
 
 1. Candidates (`cypher/recall/candidates.cypher`, or `exact.cypher`): the vector index
    and/or the full-text index, filtered to the caller's scope, visibility, lifecycle,
@@ -19,9 +19,9 @@
 
 Every recall reports where its time went and its round trips (`RecallResult.profile`).
 
-The temporal factor is `(1 - w) + w * R^0.3`. SPEC's `relevance * R^0.3` is w = 1;
-FINDINGS.md shows what that does to old answers, so by default w is small and decay
-only reorders memories of comparable relevance.
+The temporal factor is `(1 - w) + w * R^0.3`. A plain `relevance * R^0.3` is w = 1;
+docs/decisions.md shows what that does to old answers, so by default w is small and
+decay only reorders memories of comparable relevance.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from graphmem import budgets, turns
-from graphmem.decay import SPEC, Curve, cypher_params
+from graphmem.decay import DEFAULT_CURVES, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.extract import Extractor
@@ -78,7 +78,7 @@ class RecallOptions(BaseModel):
     #: Only memories written in [since, until) (their created_at), e.g. "last week".
     since: datetime | None = None
     until: datetime | None = None
-    #: Type budgets over the answer (SPEC step 4): semantic 40 %, episodic 25 %,
+    #: Type budgets over the answer: semantic 40 %, episodic 25 %,
     #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
     diverse: bool = False
     temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
@@ -116,7 +116,7 @@ class RecallOptions(BaseModel):
     co_retrieval_top: int = 3
     promote_accesses: int = 10
     promote_confidence: float = 0.7
-    decay: dict[str, Curve] = Field(default_factory=lambda: dict(SPEC))
+    decay: dict[str, Curve] = Field(default_factory=lambda: dict(DEFAULT_CURVES))
 
     @field_validator("mode")
     @classmethod

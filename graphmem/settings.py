@@ -64,9 +64,9 @@ class Settings(BaseSettings):
     scope: str = "default"
     added_by: str | None = None
 
-    #: Cosine at or above which a new text confirms an existing memory (seed 004).
+    #: Cosine at or above which a new text confirms an existing memory.
     dedup_threshold: float = Field(0.92, gt=0.0, le=1.0)
-    #: Cosine at or above which memories of one session are linked (seed 002).
+    #: Cosine at or above which memories of one session are linked.
     synaptic_threshold: float = Field(0.5, gt=0.0, le=1.0)
     synaptic_max_links: int = Field(5, ge=0, le=100)
     #: Records per write transaction.

@@ -50,7 +50,7 @@ META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 SESSION_NAME = re.compile(r"^[^\n\r#]{1,200}$")
 SessionName = Annotated[str, StringConstraints(pattern=SESSION_NAME.pattern)]
 
-#: Default confidence by provenance (SPEC: user-stated 0.7, agent-inferred 0.6).
+#: Default confidence by provenance: user-stated 0.7, agent-inferred 0.6.
 CONFIDENCE_BY_SOURCE = {"user": 0.7, "agent": 0.6, "import": 0.6, "consolidation": 0.6,
                         "reflection": 0.6}
 

@@ -70,7 +70,8 @@ QUICKSTART = [
 DECAY = [
     new_markdown_cell(
         "# Decay by kind\n\nRetention `R = floor + (1 − floor)·exp(−ln2·(Δt/H_eff)^shape)` "
-        "(SPEC \"Kinds and decay\"): the curves per kind, what reinforcement does, and the "
+        "(docs/architecture.md, \"The lifecycle\"): the curves per kind, what reinforcement "
+        "does, and the "
         "floors that keep core and procedural memories from fading. Pure Python: no "
         "server needed."),
     new_code_cell(

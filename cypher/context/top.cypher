@@ -1,4 +1,4 @@
-// context/top — a scope's active memories by static score (seed 000): importance 30 %,
+// context/top — a scope's active memories by static score: importance 30 %,
 // confidence 15 %, recency 25 % (7-day half-life since the last access or creation),
 // frequency 30 % (access count, capped at 10). The caller applies type budgets.
 // Params: $scope (string), $now (datetime), $limit (int).

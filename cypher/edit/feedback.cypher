@@ -1,4 +1,4 @@
-// edit/feedback — what an agent says of a memory it was given (SPEC "Feedback"): used
+// edit/feedback — what an agent says of a memory it was given: used
 // (echo) raises importance by $importance and confidence by $confidence, unused (fizzle)
 // lowers them (negative deltas). Importance stays in [0, 1], confidence in [0.05, 0.95].
 // Params: $id, $scope, $importance (delta), $confidence (delta), $used (bool), $now.

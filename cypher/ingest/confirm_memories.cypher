@@ -1,4 +1,4 @@
-// ingest/confirm_memories — existing memories that new records said again (seed 004):
+// ingest/confirm_memories — existing memories that new records said again:
 // confirmation_count grows, confidence rises by the given delta (capped at 0.95),
 // importance never drops, tags are merged. Increments are atomic, so concurrent writers
 // lose nothing.

@@ -1,4 +1,4 @@
-// recall/reinforce — two-tier boosting after a recall (seed 002): each returned memory's
+// recall/reinforce — two-tier boosting after a recall: each returned memory's
 // stability grows by its tier's boost (direct 0.1, associative 0.03) times the spacing
 // factor min(2, 1 + ln(1 + gap days) / ln(31)), so a recall after a long gap counts more
 // than one a minute later; access_count and last_accessed follow. Increments are atomic

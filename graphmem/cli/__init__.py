@@ -412,7 +412,7 @@ def import_cmd(
 for _command in maintain_cmd.COMMANDS:
     app.command()(_command)
 # Seed 000 calls the periodic sweep a tick; both names run it.
-app.command("tick", help="The same as `sweep` (seed 000's name for the periodic run).")(
+app.command("tick", help="The same as `sweep` (the periodic run's other name).")(
     maintain_cmd.sweep)
 
 

@@ -472,18 +472,18 @@ def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:
 
 
 def test_cypher_and_python_agree_on_retention(mem: GraphMem) -> None:
-    from graphmem.decay import SPEC, retention
+    from graphmem.decay import DEFAULT_CURVES, retention
 
     created = datetime(2023, 3, 1, tzinfo=UTC)
     mem.remember([{"id": f"r-{kind}", "kind": kind, "importance": 0.8, "confidence": 0.3,
                    "created_at": created.isoformat(),
                    "text": f"Retention probe for the {kind} kind of memory, number {i}"}
-                  for i, kind in enumerate(SPEC)])
+                  for i, kind in enumerate(DEFAULT_CURVES)])
     mem._now = datetime(2023, 9, 17, 6, 30, tzinfo=UTC)
     hits = mem.recall("retention probe memory", mode="vector", hops=0, reinforce=False).hits
-    assert {h.id for h in hits} == {f"r-{k}" for k in SPEC}
+    assert {h.id for h in hits} == {f"r-{k}" for k in DEFAULT_CURVES}
     for h in hits:
-        expected = retention(SPEC[h.kind], created_at=created, now=mem.now(),
+        expected = retention(DEFAULT_CURVES[h.kind], created_at=created, now=mem.now(),
                              importance=0.8, confidence=0.3)
         assert h.retention == pytest.approx(expected, rel=1e-9), h.kind
 

@@ -1,4 +1,4 @@
-"""Type budgets (SPEC read path step 4): pure selection."""
+"""Type budgets over a recall's answer: pure selection."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from graphmem.decay import SEED_000, SPEC, Curve
+from graphmem.decay import DEFAULT_CURVES, STEEP_CURVES, Curve
 from graphmem.edits import ECHO, FIZZLE
 from graphmem.maintenance import SweepOptions
 from graphmem.settings import Settings
@@ -34,10 +34,10 @@ def test_sweep_options_refuse_nonsense(bad: dict) -> None:
 
 
 def test_decay_table_is_a_preset_with_overrides() -> None:
-    assert Settings().decay_table() == SPEC
-    assert Settings(decay_preset="seed-000").decay_table() == SEED_000
+    assert Settings().decay_table() == DEFAULT_CURVES
+    assert Settings(decay_preset="seed-000").decay_table() == STEEP_CURVES
     custom = Settings(decay={"episodic": Curve(half_life=10, floor=0.1)}).decay_table()
-    assert custom["episodic"].half_life == 10 and custom["semantic"] == SPEC["semantic"]
+    assert custom["episodic"].half_life == 10 and custom["semantic"] == DEFAULT_CURVES["semantic"]
     with pytest.raises(ValidationError, match="unknown decay preset"):
         Settings(decay_preset="fast")
     with pytest.raises(ValidationError, match="unknown kind"):
