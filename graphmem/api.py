@@ -40,6 +40,7 @@ from graphmem.model import VISIBILITIES
 from graphmem.records import Collector, Numbered, validate
 from graphmem.reinforcement import Reinforcer
 from graphmem.retrieval import RecallOptions
+from graphmem.rows import to_memory
 from graphmem.schema import IndexInfo
 from graphmem.settings import Settings, check_scope, load_settings
 from graphmem.store import Store
@@ -321,7 +322,9 @@ class GraphMem:
         if all_scopes and scope:
             raise InputError("give a scope or all scopes, not both", field="all_scopes")
         target = None if all_scopes else (valid_scope(scope) or self.settings.scope)
-        return maintenance.sweep(self, scope=target, now=self.now(),
+        return maintenance.sweep(self.store, embedder=self.embedder,
+                                 summarizer=self.summarizer, write=self._write_made,
+                                 scope=target, now=self.now(),
                                  decay=self.settings.decay_table(), options=options,
                                  dry_run=dry_run)
 
@@ -329,8 +332,15 @@ class GraphMem:
                     options: SweepOptions | None = None) -> maintenance.Consolidation:
         """Consolidate related episodic memories now (the sweep's consolidation step
         alone): how many semantic memories were created and confirmed."""
-        return maintenance.consolidate(self, scope=self._scope(scope), now=self.now(),
+        return maintenance.consolidate(self.store, embedder=self.embedder,
+                                       summarizer=self.summarizer, write=self._write_made,
+                                       scope=self._scope(scope), now=self.now(),
                                        opts=options or SweepOptions(), dry_run=False)
+
+    def _write_made(self, records: list[MemoryIn], scope: str) -> WriteReport:
+        """Write what graphmem made (a consolidation, a reflection, a new version): the
+        write path without the signal gate."""
+        return self.remember(records, scope=scope, signal_gate=False)
 
     def prune(self, *, scope: str | None = None, options: SweepOptions | None = None) -> int:
         """Delete dead links now (the sweep's link-pruning step alone); returns how many."""
@@ -348,29 +358,36 @@ class GraphMem:
     def feedback(self, memory_id: str, *, used: bool,
                  scope: str | None = None) -> edits.FeedbackResult:
         """Tell graphmem a recalled memory helped (`used`, an echo) or did not (a fizzle)."""
-        return edits.feedback(self, memory_id, used=used, scope=self._scope(scope))
+        return edits.feedback(self.store, memory_id, used=used, scope=self._scope(scope),
+                              now=self.now())
 
     def update(self, memory_id: str, *, scope: str | None = None, text: str | None = None,
                kind: str | None = None, importance: float | None = None,
                tags: list[str] | None = None,
                metadata: dict[str, Any] | None = None) -> WriteReport:
         """Change a memory in place; a new text is re-embedded and the old one kept."""
-        return edits.update(self, memory_id, scope=self._scope(scope), text=text, kind=kind,
-                            importance=importance, tags=tags, metadata=metadata)
+        target = self._scope(scope)
+        return edits.update(self.store, memory_id, scope=target, now=self.now(),
+                            current=lambda: self.get([memory_id], scope=target)[0],
+                            write=lambda record: self._write_made([record], target),
+                            text=text, kind=kind, importance=importance, tags=tags,
+                            metadata=metadata)
 
     def history(self, memory_id: str, *, scope: str | None = None) -> list[edits.HistoryEntry]:
         """A memory's supersession chain, newest first."""
-        return edits.history(self, memory_id, scope=self._scope(scope))
+        return edits.history(self.store, memory_id, scope=self._scope(scope))
 
     def add_link(self, a: str, b: str, *, weight: float = 0.5,
                  scope: str | None = None) -> edits.LinkResult:
         """Link two memories of one scope by hand (never pruned by sweep)."""
-        return edits.link(self, a, b, weight=weight, scope=self._scope(scope))
+        return edits.link(self.store, a, b, weight=weight, scope=self._scope(scope),
+                          now=self.now())
 
     def forget(self, memory_id: str, *, hard: bool = False,
                scope: str | None = None) -> edits.ForgetResult:
         """Archive a memory (soft), or delete it leaving a text-free tombstone (hard)."""
-        return edits.forget(self, memory_id, scope=self._scope(scope), hard=hard)
+        return edits.forget(self.store, memory_id, scope=self._scope(scope), now=self.now(),
+                            by=self.settings.added_by, hard=hard)
 
     def drop_scope(self, scope: str) -> int:
         """Delete a whole scope: its memories, sessions, entities, sweep records and
@@ -423,12 +440,3 @@ class GraphMem:
             ok=problem is None, server=server, reachable=True, problem=problem,
             indexes=[i.model_dump() for i in found], embedder=embedder, memories=memories,
         )
-
-
-def to_memory(row: dict[str, Any]) -> MemoryOut:
-    """A `find_memories` row as a MemoryOut (`meta.<key>` properties become metadata)."""
-    props = {k: (v.to_native() if hasattr(v, "to_native") else v)
-             for k, v in row["memory"].items() if v is not None}
-    metadata = {k[5:]: props.pop(k) for k in list(props) if k.startswith("meta.")}
-    return MemoryOut(**props, metadata=metadata, sessions=row["sessions"],
-                     entities=row["entities"], supersedes=row["supersedes"])

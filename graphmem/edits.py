@@ -4,17 +4,17 @@ links and forgetting (soft, or hard with a tombstone).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from graphmem.errors import InputError, NotFoundError
 from graphmem.gates import shown
+from graphmem.rows import to_memory
+from graphmem.store import Store
 from graphmem.types import MemoryIn, MemoryOut, WriteReport
-
-if TYPE_CHECKING:
-    from graphmem.api import GraphMem
 
 #: Echo (used) importance +0.05, confidence +0.1; fizzle importance -0.1,
 #: confidence -0.15.
@@ -62,10 +62,10 @@ class HistoryEntry(BaseModel):
     memory: MemoryOut
 
 
-def check(mem: GraphMem, ids: list[str], scope: str, *, allow_stub: bool = True) -> None:
+def check(store: Store, ids: list[str], scope: str, *, allow_stub: bool = True) -> None:
     """Raise NotFoundError unless every id is a memory of `scope` (naming a hard-forgotten
     one as such); InputError for a stub when `allow_stub` is False."""
-    found = {r["id"]: r for r in mem.store.read("edit/state", ids=ids, scope=scope)}
+    found = {r["id"]: r for r in store.read("edit/state", ids=ids, scope=scope)}
     for mid in ids:
         row = found.get(mid)
         if row is not None and row["scope"] is not None:
@@ -82,71 +82,71 @@ def check(mem: GraphMem, ids: list[str], scope: str, *, allow_stub: bool = True)
         raise NotFoundError(f"no memory with id {shown(mid)} in scope {shown(scope)}")
 
 
-def feedback(mem: GraphMem, mid: str, *, used: bool, scope: str) -> FeedbackResult:
+def feedback(store: Store, mid: str, *, used: bool, scope: str,
+             now: datetime) -> FeedbackResult:
     """Echo (`used`) or fizzle a memory's importance and confidence."""
-    check(mem, [mid], scope, allow_stub=False)
+    check(store, [mid], scope, allow_stub=False)
     delta = ECHO if used else FIZZLE
-    row = mem.store.write("edit/feedback", id=mid, scope=scope, used=used, now=mem.now(),
-                          **delta)[0]
+    row = store.write("edit/feedback", id=mid, scope=scope, used=used, now=now, **delta)[0]
     return FeedbackResult(used=used, **row)
 
 
-def update(mem: GraphMem, mid: str, *, scope: str, text: str | None = None,
-           kind: str | None = None, importance: float | None = None,
+def update(store: Store, mid: str, *, scope: str, now: datetime,
+           current: Callable[[], MemoryOut], write: Callable[[MemoryIn], WriteReport],
+           text: str | None = None, kind: str | None = None, importance: float | None = None,
            tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> WriteReport:
-    """Change a memory in place. A new text is re-embedded and re-linked, and the old
-    version is kept in the chain (`history`)."""
-    check(mem, [mid], scope)
+    """Change a memory in place: `current()` reads it as it stands, `write` writes the
+    new version through the write path (a new text is re-embedded and re-linked), and the
+    old version is kept in the chain (`history`)."""
+    check(store, [mid], scope)
     if text is None and kind is None and importance is None and tags is None \
             and metadata is None:
         raise InputError("nothing to update: give a text, kind, importance, tags or metadata")
-    current = mem.get([mid], scope=scope)[0]
+    was = current()
     record = MemoryIn.model_validate({
-        "id": mid, "text": text if text is not None else current.text,
-        "kind": kind or current.kind, "source": current.source or "user",
-        "importance": importance if importance is not None else current.importance,
-        "confidence": current.confidence, "tags": tags if tags is not None else current.tags,
-        "metadata": {**current.metadata, **(metadata or {})},
-        "created_at": current.created_at, "added_by": current.added_by,
-        "visibility": current.visibility,
+        "id": mid, "text": text if text is not None else was.text,
+        "kind": kind or was.kind, "source": was.source or "user",
+        "importance": importance if importance is not None else was.importance,
+        "confidence": was.confidence, "tags": tags if tags is not None else was.tags,
+        "metadata": {**was.metadata, **(metadata or {})},
+        "created_at": was.created_at, "added_by": was.added_by,
+        "visibility": was.visibility,
     })
-    if text is not None and text != current.text:
-        mem.store.write("edit/snapshot", id=mid, scope=scope, now=mem.now())
-    return mem.remember(record, scope=scope, signal_gate=False)
+    if text is not None and text != was.text:
+        store.write("edit/snapshot", id=mid, scope=scope, now=now)
+    return write(record)
 
 
-def history(mem: GraphMem, mid: str, *, scope: str) -> list[HistoryEntry]:
+def history(store: Store, mid: str, *, scope: str) -> list[HistoryEntry]:
     """The memory's supersession chain: newer versions, itself, older ones."""
-    from graphmem.api import to_memory
-
-    check(mem, [mid], scope)
-    rows = mem.store.read("edit/history", id=mid, scope=scope)
+    check(store, [mid], scope)
+    rows = store.read("edit/history", id=mid, scope=scope)
     return [HistoryEntry(relation=r["relation"], depth=r["depth"],
                          memory=to_memory({"memory": r["memory"], "sessions": [], "entities": [],
                                            "supersedes": []}))
             for r in rows]
 
 
-def link(mem: GraphMem, a: str, b: str, *, weight: float, scope: str) -> LinkResult:
+def link(store: Store, a: str, b: str, *, weight: float, scope: str,
+         now: datetime) -> LinkResult:
     """Link two memories of one scope by hand (manual links are never pruned)."""
     if a == b:
         raise InputError("a memory cannot be linked to itself", field="id")
     if not 0.0 < weight <= 1.0:
         raise InputError(f"weight must be in (0, 1], got {weight}", field="--weight")
-    check(mem, [a, b], scope)
-    row = mem.store.write("edit/link", a=a, b=b, scope=scope, weight=weight, now=mem.now())[0]
+    check(store, [a, b], scope)
+    row = store.write("edit/link", a=a, b=b, scope=scope, weight=weight, now=now)[0]
     return LinkResult(**row)
 
 
-def forget(mem: GraphMem, mid: str, *, scope: str, hard: bool = False) -> ForgetResult:
+def forget(store: Store, mid: str, *, scope: str, now: datetime, by: str | None,
+           hard: bool = False) -> ForgetResult:
     """Soft: archive the memory (still findable by id and exact text). Hard: delete it and
-    its versions, leaving a tombstone without the text."""
-    check(mem, [mid], scope)
-    now = mem.now()
-    by = mem.settings.added_by
+    its versions, leaving a tombstone without the text; `by` is who forgets."""
+    check(store, [mid], scope)
     if hard:
-        row = mem.store.write("edit/forget_hard", id=mid, scope=scope, now=now, by=by)[0]
+        row = store.write("edit/forget_hard", id=mid, scope=scope, now=now, by=by)[0]
         return ForgetResult(id=mid, mode="hard", at=now, versions_deleted=row["versions"],
                             derived_deleted=row["derived"])
-    mem.store.write("edit/forget_soft", id=mid, scope=scope, now=now, by=by)
+    store.write("edit/forget_soft", id=mid, scope=scope, now=now, by=by)
     return ForgetResult(id=mid, mode="soft", at=now)

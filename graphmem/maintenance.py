@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from graphmem.decay import Curve, cypher_params
+from graphmem.embed import Embedder
 from graphmem.model import HUB_LIMIT, LINK_TAU_DAYS
 from graphmem.schema import VECTOR_INDEX
 from graphmem.store import Store
 from graphmem.summarize import Summarizer, SummaryError, extractive
-from graphmem.types import MemoryIn, as_utc
+from graphmem.types import MemoryIn, WriteReport, as_utc
 
-if TYPE_CHECKING:
-    from graphmem.api import GraphMem
+#: Writes records into a scope through the write path, with the signal gate off (what
+#: consolidation and reflection write is made, not said).
+Writer = Callable[[list[MemoryIn], str], WriteReport]
 
 #: Transitions in the order a sweep runs them (lifecycle before tiers: what leaves the
 #: active lifecycle goes cold in the same sweep).
@@ -84,11 +87,13 @@ class Consolidation(BaseModel):
     warnings: list[str] = []
 
 
-def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, Curve],
+def sweep(store: Store, *, embedder: Embedder, summarizer: Summarizer, write: Writer,
+          scope: str | None, now: datetime, decay: dict[str, Curve],
           options: SweepOptions | None = None, dry_run: bool = False) -> SweepReport:
-    """Run every maintenance transition over `scope` (None: all scopes) at `now`."""
+    """Run every maintenance transition over `scope` (None: all scopes) at `now`;
+    consolidation embeds and summarises with `embedder` and `summarizer`, and what it and
+    reflection make goes through `write`."""
     opts = options or SweepOptions()
-    store = mem.store
     started = time.perf_counter()
     base: dict[str, Any] = {"scope": scope, "now": as_utc(now), "dry_run": dry_run,
                             "batch": opts.batch}
@@ -111,11 +116,12 @@ def sweep(mem: GraphMem, *, scope: str | None, now: datetime, decay: dict[str, C
                             cooling=cooling, archiving=expired + archived)
     counts["links_pruned"] = prune(store, scope=scope, now=as_utc(now), opts=opts,
                                    dry_run=dry_run)
-    done = (consolidate(mem, scope=scope, now=as_utc(now), opts=opts, dry_run=dry_run)
+    done = (consolidate(store, embedder=embedder, summarizer=summarizer, write=write,
+                        scope=scope, now=as_utc(now), opts=opts, dry_run=dry_run)
             if opts.consolidate else Consolidation(created=0, confirmed=0))
     counts["consolidated"], counts["consolidation_confirmed"] = done.created, done.confirmed
-    counts["reflections"] = (reflect(mem, scope=scope, now=as_utc(now), opts=opts,
-                                     dry_run=dry_run) if opts.reflect else 0)
+    counts["reflections"] = (reflect(store, write=write, scope=scope, now=as_utc(now),
+                                     opts=opts, dry_run=dry_run) if opts.reflect else 0)
     seconds = round(time.perf_counter() - started, 3)
     if not dry_run:
         store.write("maintenance/record_sweep", now=as_utc(now), scope=scope, seconds=seconds,
@@ -133,12 +139,13 @@ def prune(store: Store, *, scope: str | None, now: datetime, opts: SweepOptions,
                   prune_below=opts.prune_below)
 
 
-def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptions,
+def consolidate(store: Store, *, embedder: Embedder, summarizer: Summarizer, write: Writer,
+                scope: str | None, now: datetime, opts: SweepOptions,
                 dry_run: bool) -> Consolidation:
     """Sum up groups of ≥ 3 episodic memories that share an entity into one semantic
     memory each (CONSOLIDATED_FROM its members), or confirm the semantic memory that
     already covers the group."""
-    groups = mem.store.read(
+    groups = store.read(
         "maintenance/consolidation_groups", scope=scope,
         before=now - timedelta(days=opts.consolidate_after_days), hub_limit=opts.hub_limit,
         min_size=opts.group_min, max_members=opts.group_max, max_groups=opts.max_groups)
@@ -152,18 +159,18 @@ def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepO
         plans.append((g, members))
     if dry_run or not plans:
         return Consolidation(created=len(plans), confirmed=0)
-    texts, authors, warnings = _summaries(mem.summarizer, [
+    texts, authors, warnings = _summaries(summarizer, [
         (g["name"], [m["text"] for m in members]) for g, members in plans])
-    vectors = mem.embedder.embed(texts)
+    vectors = embedder.embed(texts)
     links: list[dict[str, Any]] = []
     new: dict[str, list[tuple[MemoryIn, dict[str, Any]]]] = {}
     for (g, members), text, author, vector in zip(plans, texts, authors, vectors,
                                                   strict=True):
         ids = sorted(m["id"] for m in members)
         importance = max(float(m.get("importance") or 0.5) for m in members)
-        cover = mem.store.read("maintenance/covering_semantic", vector_index=VECTOR_INDEX,
-                               fetch=50, vector=vector.tolist(), scope=g["scope"],
-                               min_cosine=opts.covered_above)
+        cover = store.read("maintenance/covering_semantic", vector_index=VECTOR_INDEX,
+                           fetch=50, vector=vector.tolist(), scope=g["scope"],
+                           min_cosine=opts.covered_above)
         target = cover[0]["id"] if cover else "consolidated-" + _digest("\n".join(ids))
         link = {"id": target, "scope": g["scope"], "members": ids, "confirm": bool(cover),
                 "importance": importance}
@@ -176,11 +183,11 @@ def consolidate(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepO
                           "summarized_by": author}),
                 link))
     for target_scope, pending in new.items():  # one write batch per scope
-        report = mem.remember([r for r, _ in pending], scope=target_scope, signal_gate=False)
+        report = write([r for r, _ in pending], target_scope)
         for (_, link), outcome in zip(pending, report.outcomes, strict=True):
             if outcome.status == "confirmed":  # two summaries of one batch said the same
                 link["id"], link["confirm"] = outcome.id, True
-    mem.store.write("maintenance/consolidate_into", groups=links, now=now)
+    store.write("maintenance/consolidate_into", groups=links, now=now)
     confirmed = sum(1 for g in links if g["confirm"])
     return Consolidation(created=len(links) - confirmed, confirmed=confirmed,
                          summarized_by=sorted(set(authors)), warnings=warnings)
@@ -206,11 +213,11 @@ def _summaries(summarizer: Summarizer, groups: list[tuple[str, list[str]]]
     return texts, authors, warnings
 
 
-def reflect(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptions,
-            dry_run: bool) -> int:
+def reflect(store: Store, *, write: Writer, scope: str | None, now: datetime,
+            opts: SweepOptions, dry_run: bool) -> int:
     """Write a reflection in each scope whose importance since its last reflection passed
     `reflect_after`, naming the recurring themes (entities, tags, sessions)."""
-    due = mem.store.read("maintenance/reflection_due", scope=scope, now=now,
+    due = store.read("maintenance/reflection_due", scope=scope, now=now,
                          threshold=opts.reflect_after)
     if dry_run:
         return len(due)
@@ -223,11 +230,11 @@ def reflect(mem: GraphMem, *, scope: str | None, now: datetime, opts: SweepOptio
         if r["tags"]:
             parts.append("tags: " + ", ".join(f"{t['name']} ({t['n']})" for t in r["tags"]))
         parts.append(f"across {r['sessions']} session{'s' if r['sessions'] != 1 else ''}")
-        mem.remember(MemoryIn(
+        write([MemoryIn(
             id=f"reflection-{_digest(r['scope'] + now.isoformat())}",
             text="; ".join(parts) + ".", kind="reflection", source="reflection",
             importance=0.7, created_at=now,
-            metadata={"reflected_memories": r["n"]}), scope=r["scope"], signal_gate=False)
+            metadata={"reflected_memories": r["n"]})], r["scope"])
     return len(due)
 
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from graphmem.records import Numbered, validate
+from graphmem.rows import to_memory
 from graphmem.store import Store
 from graphmem.types import LinkIn, MemoryIn, MemoryOut
 
@@ -23,8 +24,6 @@ from graphmem.types import LinkIn, MemoryIn, MemoryOut
 def export(store: Store, scope: str, *, lifecycles: list[str],
            versions: bool = False) -> Iterator[MemoryIn]:
     """The memories of `scope` in the given lifecycles as records, oldest first."""
-    from graphmem.api import to_memory
-
     for row in store.stream("admin/export_scope", scope=scope, lifecycles=lifecycles,
                             versions=versions):
         yield as_record(to_memory(row), row["links"])

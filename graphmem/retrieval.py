@@ -39,8 +39,8 @@ from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.extract import Extractor
 from graphmem.gates import shown
-from graphmem.hits import to_hit
 from graphmem.model import HUB_LIMIT, KINDS, LINK_TAU_DAYS
+from graphmem.rows import to_hit
 from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.store import Store
 from graphmem.types import QUERY, Hit, PathStep, RecallProfile, RecallResult, as_utc

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.hits import to_hit
+from graphmem.rows import to_hit
 from graphmem.store import Store
 from graphmem.types import Hit, PathStep
 

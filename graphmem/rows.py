@@ -1,10 +1,11 @@
-"""Recall rows as public Hits: the one mapping the read path's steps share."""
+"""Rows as public models: recall rows as Hits (the one mapping the read path's steps
+share) and memory rows as MemoryOut (get, history, export)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from graphmem.types import Hit, PathStep
+from graphmem.types import Hit, MemoryOut, PathStep
 
 
 def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = None,
@@ -36,3 +37,12 @@ def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = 
         tags=memory.get("tags") or [],
         metadata=metadata,
     )
+
+
+def to_memory(row: dict[str, Any]) -> MemoryOut:
+    """A `find_memories` row as a MemoryOut (`meta.<key>` properties become metadata)."""
+    props = {k: (v.to_native() if hasattr(v, "to_native") else v)
+             for k, v in row["memory"].items() if v is not None}
+    metadata = {k[5:]: props.pop(k) for k in list(props) if k.startswith("meta.")}
+    return MemoryOut(**props, metadata=metadata, sessions=row["sessions"],
+                     entities=row["entities"], supersedes=row["supersedes"])
