@@ -17,34 +17,22 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem import (
-    context,
-    edits,
-    embed,
-    formats,
-    ingest,
-    maintenance,
-    packs,
-    reinforcement,
-    retrieval,
-    schema,
-    summarize,
-)
-from graphmem.context import Context
+from graphmem import embed
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
-from graphmem.extract import Extractor, load_extractor
-from graphmem.gates import secret_reason, shown
-from graphmem.maintenance import SweepOptions, SweepReport
-from graphmem.model import VISIBILITIES
-from graphmem.records import Collector, Numbered, validate
-from graphmem.reinforcement import Reinforcer
-from graphmem.retrieval import RecallOptions
-from graphmem.rows import to_memory
-from graphmem.schema import IndexInfo
+from graphmem.graph import schema
+from graphmem.graph.model import VISIBILITIES
+from graphmem.graph.schema import IndexInfo
+from graphmem.graph.store import Store
+from graphmem.lifecycle import edits, maintenance, packs, summarize
+from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
+from graphmem.lifecycle.summarize import Summarizer
+from graphmem.read import context, reinforcement, retrieval
+from graphmem.read.context import Context
+from graphmem.read.reinforcement import Reinforcer
+from graphmem.read.retrieval import RecallOptions
+from graphmem.read.rows import to_memory
 from graphmem.settings import Settings, check_scope, load_settings
-from graphmem.store import Store
-from graphmem.summarize import Summarizer
 from graphmem.types import (
     META_KEY,
     SESSION_NAME,
@@ -59,6 +47,10 @@ from graphmem.types import (
     canonical_kind,
     utcnow,
 )
+from graphmem.write import formats, ingest
+from graphmem.write.extract import Extractor, load_extractor
+from graphmem.write.gates import secret_reason, shown
+from graphmem.write.records import Collector, Numbered, validate
 
 
 def valid_scope(scope: str | None, field: str = "scope") -> str | None:

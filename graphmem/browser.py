@@ -8,7 +8,7 @@ import json
 import re
 from urllib.parse import urlparse
 
-from graphmem.queries import cypher_dir, query
+from graphmem.graph.queries import cypher_dir, query
 from graphmem.settings import Settings
 
 

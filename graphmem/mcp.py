@@ -19,7 +19,7 @@ from pydantic import Field
 
 from graphmem.api import GraphMem
 from graphmem.errors import EnvironmentProblem, GraphmemError
-from graphmem.model import KINDS
+from graphmem.graph.model import KINDS
 
 T = TypeVar("T")
 

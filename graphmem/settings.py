@@ -18,9 +18,9 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from graphmem.decay import PRESETS, Curve
 from graphmem.errors import ConfigError
-from graphmem.gates import secret_reason, shown
+from graphmem.lifecycle.decay import PRESETS, Curve
+from graphmem.write.gates import secret_reason, shown
 
 #: The only label-like names that may come from configuration and reach a query.
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
@@ -151,7 +151,7 @@ class Settings(BaseSettings):
     @field_validator("decay")
     @classmethod
     def _decay_kinds(cls, value: dict[str, Curve]) -> dict[str, Curve]:
-        from graphmem.model import KINDS
+        from graphmem.graph.model import KINDS
 
         unknown = sorted(set(value) - set(KINDS))
         if unknown:

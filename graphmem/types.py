@@ -16,9 +16,9 @@ from pydantic import (
     field_validator,
 )
 
-from graphmem.gates import shown
-from graphmem.model import KINDS
+from graphmem.graph.model import KINDS
 from graphmem.settings import check_scope
+from graphmem.write.gates import shown
 
 MAX_TEXT_CHARS = 20_000
 """A memory's text may be at most this long; longer input is split by `ingest`, not stored."""

@@ -20,8 +20,8 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.embed import Embedder
 from graphmem.errors import Neo4jUnavailable
+from graphmem.graph.store import Store
 from graphmem.settings import Settings, load_settings
-from graphmem.store import Store
 
 
 def _docker_answers() -> bool:

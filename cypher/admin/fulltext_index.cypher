@@ -2,7 +2,7 @@
 // before it and itself, `ingest/turn_context`), plus scope_key so that a keyword search
 // can require its scopes inside Lucene (`+scope_key:(...)^0`, which adds nothing to the
 // score) instead of filtering after a limit other scopes may fill.
-// The name must match graphmem.schema.FULLTEXT_INDEX.
+// The name must match graphmem.graph.schema.FULLTEXT_INDEX.
 // Params: none.
 CREATE FULLTEXT INDEX memory_text_context_scope IF NOT EXISTS
 FOR (m:Memory) ON EACH [m.text, m.context, m.scope_key]

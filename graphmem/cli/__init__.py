@@ -13,7 +13,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from graphmem import formats, packs
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import maintain as maintain_cmd
@@ -29,9 +28,11 @@ from graphmem.cli.output import (
     say,
 )
 from graphmem.errors import InputError, NotFoundError
-from graphmem.gates import shown
-from graphmem.records import Collector, parse_records
+from graphmem.lifecycle import packs
 from graphmem.types import RecallResult, WriteReport
+from graphmem.write import formats
+from graphmem.write.gates import shown
+from graphmem.write.records import Collector, parse_records
 
 PROGRESS_MIN_RECORDS = 200
 

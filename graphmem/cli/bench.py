@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from graphmem import bench
-from graphmem import crowded as crowded_bench
 from graphmem.api import GraphMem
+from graphmem.bench import crowded as crowded_bench
 from graphmem.cli.output import JsonOpt, emit, handled
 from graphmem.errors import InputError
 from graphmem.settings import load_settings
@@ -94,7 +94,7 @@ def replay(
     half with no use, after the first half was asked (reinforcement), and after it was
     asked and its answers reported used or unused (feedback); and the first half asked
     again. Fresh copies of one store per conversation, in one run."""
-    from graphmem.replay import replay as run_replay
+    from graphmem.bench.replay import replay as run_replay
 
     with GraphMem(load_settings()) as mem:
         result = run_replay(mem, paths, keep=keep)

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled, say
-from graphmem.server import LocalServer, listening
+from graphmem.graph.server import LocalServer, listening
 from graphmem.settings import Settings, load_settings
 from graphmem.types import RecallResult, WriteReport
 

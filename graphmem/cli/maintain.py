@@ -10,7 +10,7 @@ from rich.table import Table
 
 from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory, say
 from graphmem.errors import InputError
-from graphmem.maintenance import SweepOptions
+from graphmem.lifecycle.maintenance import SweepOptions
 
 IdArg = Annotated[str, typer.Argument(help="The memory's id.")]
 AllOpt = Annotated[bool, typer.Option("--all-scopes", help="Every scope, not just one.")]

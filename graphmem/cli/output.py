@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from graphmem.api import GraphMem
 
 from graphmem.errors import GraphmemError, InputError
-from graphmem.gates import shown
 from graphmem.types import DATE_RANGE, as_utc
+from graphmem.write.gates import shown
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from graphmem.cli.output import JsonOpt, emit, handled, say
-from graphmem.server import LocalServer, ServerStatus
+from graphmem.graph.server import LocalServer, ServerStatus
 from graphmem.settings import load_settings
 
 #: `status`'s exit code when the server is not running (as service tools say it).

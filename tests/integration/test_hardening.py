@@ -15,13 +15,13 @@ import pytest
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
-from graphmem import ingest
 from graphmem.api import GraphMem
 from graphmem.cli import app
 from graphmem.errors import InputError, Neo4jBusy, Neo4jUnavailable
-from graphmem.maintenance import SweepOptions
+from graphmem.graph.store import Store
+from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.settings import Settings
-from graphmem.store import Store
+from graphmem.write import ingest
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError, NotFoundError
-from graphmem.maintenance import SweepOptions
+from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.settings import Settings
 
 SCALE = float(os.environ.get("GRAPHMEM_HARDENING_SCALE", "1"))
@@ -260,7 +260,7 @@ def test_sigterm_writes_pending_reinforcement(mem: GraphMem) -> None:
         import sys, time
         from graphmem.api import GraphMem
         from graphmem.cli import exit_on_sigterm
-        from graphmem.reinforcement import Reinforcer
+        from graphmem.read.reinforcement import Reinforcer
         exit_on_sigterm()
         mem = GraphMem()
         mem._reinforcer = Reinforcer(mem.store, interval=3600)  # only an exit writes
@@ -339,7 +339,7 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                     "own after the suite (GRAPHMEM_KILL_SERVER=1)")
 def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                                                                shared_data: Path) -> None:
-    from graphmem.server import LocalServer
+    from graphmem.graph.server import LocalServer
 
     server = LocalServer(mem.settings)
     pid = server.pid()

@@ -9,7 +9,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError, NotFoundError
-from graphmem.maintenance import SweepOptions
+from graphmem.lifecycle.maintenance import SweepOptions
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 QUIET = SweepOptions(consolidate=False, reflect=False)
@@ -99,7 +99,7 @@ def test_a_sweep_cut_short_is_finished_by_the_next_without_double_counting(
         mem: GraphMem) -> None:
     at(mem, 0).remember([{"id": f"n{i}", "text": f"Standup note {i}: the {w} is done"}
                          for i, w in enumerate(["parser", "linter", "bundler", "tracer"])])
-    from graphmem.decay import cypher_params
+    from graphmem.lifecycle.decay import cypher_params
     at(mem, 400)
     # The first transactions of a sweep's cooling step ran, then it was cut short.
     mem.store.autocommit("maintenance/cool", scope=mem.settings.scope, now=mem.now(),
@@ -202,7 +202,7 @@ PRIYA = ["Priya Raman reviewed the billing migration plan today",
 
 def test_an_endpoint_writes_the_summary_and_a_failing_one_falls_back(
         mem: GraphMem, chat_endpoint) -> None:
-    from graphmem.summarize import ChatSummarizer
+    from graphmem.lifecycle.summarize import ChatSummarizer
 
     mem.summarizer = ChatSummarizer(chat_endpoint.url, "tiny-model")
     chat_endpoint.reply = "Priya Raman led the billing migration once load tests passed."
@@ -238,7 +238,7 @@ def test_a_covering_semantic_memory_is_confirmed_instead_of_duplicated(mem: Grap
              "Priya Raman approved the billing migration after the load tests"]
     at(mem, 0).remember([{"id": f"e{i}", "text": t, "kind": "episodic"}
                          for i, t in enumerate(texts)])
-    from graphmem.summarize import extractive as summary
+    from graphmem.lifecycle.summarize import extractive as summary
     mem.remember({"id": "known", "kind": "semantic",
                   "text": summary("Priya Raman", texts).replace("·", ";")})
     report = at(mem, 30).sweep(options=SweepOptions(reflect=False))

@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
-from graphmem.packs import to_line
+from graphmem.lifecycle.packs import to_line
 
 T0 = datetime(2024, 3, 1, tzinfo=UTC)
 

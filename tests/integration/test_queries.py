@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import queries
 from graphmem.api import GraphMem
+from graphmem.graph import queries
 
 # Parameters of the right types for planning each query; EXPLAIN executes nothing.
 SAMPLE = {

@@ -12,7 +12,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
-from graphmem.store import Store
+from graphmem.graph.store import Store
 from graphmem.types import QUERY
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -451,7 +451,7 @@ def test_reinforcement_is_written_on_close_and_concurrent_recalls_lose_nothing(
 
 
 def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:
-    from graphmem.context import estimate_tokens
+    from graphmem.read.context import estimate_tokens
 
     kinds = ["semantic"] * 30 + ["episodic"] * 30 + ["procedural"] * 10 + ["heuristic"] * 5
     mem.remember([{"id": f"c{i}", "kind": k, "importance": 0.9 if k == "episodic" else 0.5,
@@ -472,7 +472,7 @@ def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:
 
 
 def test_cypher_and_python_agree_on_retention(mem: GraphMem) -> None:
-    from graphmem.decay import DEFAULT_CURVES, retention
+    from graphmem.lifecycle.decay import DEFAULT_CURVES, retention
 
     created = datetime(2023, 3, 1, tzinfo=UTC)
     mem.remember([{"id": f"r-{kind}", "kind": kind, "importance": 0.8, "confidence": 0.3,

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem import records as rec
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.write import records as rec
 
 DISTRACTORS = [
     "We deploy with Kubernetes on GKE",

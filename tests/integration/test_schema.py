@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem import schema
 from graphmem.api import GraphMem
 from graphmem.errors import Neo4jUnavailable, SchemaMismatch
+from graphmem.graph import schema
 
 
 def test_schema_installs_twice_and_every_index_is_online(mem: GraphMem) -> None:

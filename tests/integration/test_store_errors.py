@@ -8,7 +8,7 @@ import time
 
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, Neo4jBusy
-from graphmem.store import translate_errors
+from graphmem.graph.store import translate_errors
 
 
 def test_a_deadlock_becomes_a_one_line_environment_error(mem: GraphMem) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import formats
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.write import formats
 
 REDIS = "The payments service caches sessions in Redis"
 REDIS_PARAPHRASE = "The payments service caches its sessions in Redis."
@@ -195,7 +195,7 @@ def test_a_locomo_conversation_ingests_with_dia_ids_and_session_dates(
 
 def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphmem import ingest
+    from graphmem.write import ingest
 
     monkeypatch.setattr(ingest, "EMBED_WINDOW", 4)  # two batches of two per window
     mem.settings = mem.settings.model_copy(update={"write_batch_size": 2})

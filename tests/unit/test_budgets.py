@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphmem.budgets import select
+from graphmem.read.budgets import select
 
 KINDS = ["semantic", "episodic", "procedural", "heuristic", "core", "reflection"]
 

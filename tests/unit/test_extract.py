@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from graphmem.errors import ConfigError
-from graphmem.extract import RuleExtractor, load_extractor, subject
-from graphmem.retrieval import query_entities
-from graphmem.schema import entity_prefix
+from graphmem.graph.schema import entity_prefix
+from graphmem.read.retrieval import query_entities
+from graphmem.write.extract import RuleExtractor, load_extractor, subject
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 
@@ -95,7 +95,7 @@ def test_each_entity_once_in_order_of_mention() -> None:
 
 def test_load_extractor_by_name_or_import_path() -> None:
     assert isinstance(load_extractor("rules"), RuleExtractor)
-    assert isinstance(load_extractor("graphmem.extract:RuleExtractor"), RuleExtractor)
+    assert isinstance(load_extractor("graphmem.write.extract:RuleExtractor"), RuleExtractor)
     with pytest.raises(ConfigError):
         load_extractor("no.such.module:thing")
 

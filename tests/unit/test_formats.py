@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import formats
 from graphmem.errors import InputError
-from graphmem.records import Collector
+from graphmem.write import formats
+from graphmem.write.records import Collector
 
 MARKDOWN = """# Runbook
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.gates import secret_reason, shannon_entropy, signal_reason
+from graphmem.write.gates import secret_reason, shannon_entropy, signal_reason
 
 SECRETS = {
     "AWS access key id": "deploy with AKIAIOSFODNN7EXAMPLE please",

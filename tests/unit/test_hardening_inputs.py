@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem import ingest
 from graphmem.errors import InputError
-from graphmem.extract import RuleExtractor
-from graphmem.gates import secret_reason, shown
-from graphmem.records import Collector, Numbered, parse_records, validate
 from graphmem.types import MAX_INT
+from graphmem.write import ingest
+from graphmem.write.extract import RuleExtractor
+from graphmem.write.gates import secret_reason, shown
+from graphmem.write.records import Collector, Numbered, parse_records, validate
 
 SCALE = float(os.environ.get("GRAPHMEM_HARDENING_SCALE", "1"))
 NOW = datetime(2026, 11, 1, tzinfo=UTC)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import jars, server
 from graphmem.errors import ServerError
+from graphmem.graph import jars, server
 
 
 def _jar(repo: Path, artifact: str, body: bytes, classifier: str = "") -> jars.Jar:

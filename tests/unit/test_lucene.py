@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.retrieval import lucene_query
-from graphmem.schema import scope_key
+from graphmem.graph.schema import scope_key
+from graphmem.read.retrieval import lucene_query
 
 
 def test_words_over_text_or_context_in_the_callers_scopes() -> None:

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem import ingest, records
 from graphmem.errors import InputError
 from graphmem.types import MAX_TEXT_CHARS, MemoryIn, canonical_kind
+from graphmem.write import ingest, records
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 

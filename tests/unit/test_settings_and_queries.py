@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import jars, queries, server
 from graphmem.errors import ConfigError, InputError
+from graphmem.graph import jars, queries, server
 from graphmem.settings import load_settings
 
 
@@ -116,7 +116,7 @@ def test_error_location_formats() -> None:
 
 
 def test_features_follow_the_release_line() -> None:
-    from graphmem.store import features
+    from graphmem.graph.store import features
 
     lts = features("Neo4j/5.26.30")
     assert (lts.version, lts.line, lts.cypher_25, lts.vector_search_filters) == \

@@ -8,14 +8,14 @@ import socket
 import pytest
 
 from graphmem.errors import ConfigError
-from graphmem.settings import load_settings
-from graphmem.summarize import (
+from graphmem.lifecycle.summarize import (
     MAX_CHARS,
     ChatSummarizer,
     Extractive,
     SummaryError,
     from_settings,
 )
+from graphmem.settings import load_settings
 
 TEXTS = ["Priya reviewed the plan. It was long.", "Priya asked for load tests!"]
 

@@ -3,7 +3,7 @@ neighbours outside the ranking brought in with their path."""
 
 from __future__ import annotations
 
-from graphmem.turns import rerank
+from graphmem.read.turns import rerank
 from graphmem.types import Hit
 
 

@@ -1,4 +1,4 @@
-"""Install and check the graph's schema: neomodel installs what `graphmem.model` declares."""
+"""Install and check the graph's schema: neomodel installs what `graphmem.graph.model` declares."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import time
 
 from pydantic import BaseModel
 
-from graphmem import model
 from graphmem.errors import SchemaMismatch
-from graphmem.store import Store, translate_errors
+from graphmem.graph import model
+from graphmem.graph.store import Store, translate_errors
 
 VECTOR_INDEX = "vector_index_Memory_embedding"
 #: What Neo4j 2026's SEARCH filters on inside the vector index (`admin/filtered_vector_index`

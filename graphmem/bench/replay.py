@@ -34,7 +34,7 @@ from graphmem.bench import (
     score,
     turns_of,
 )
-from graphmem.ingest import write as write_records
+from graphmem.write.ingest import write as write_records
 
 UNUSED = "second half, no use"
 REINFORCED = "second half after use: reinforcement"

@@ -31,13 +31,13 @@ from neo4j import ManagedTransaction, Transaction
 
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.extract import Extractor, subject
-from graphmem.gates import secret_reason, shown, signal_reason
+from graphmem.graph.schema import VECTOR_INDEX, entity_prefix, scope_key
+from graphmem.graph.store import InputTransaction, Store, run
 from graphmem.progress import bar
-from graphmem.records import Numbered, content_hash, generated_id, normalise
-from graphmem.schema import VECTOR_INDEX, entity_prefix, scope_key
-from graphmem.store import InputTransaction, Store, run
 from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome, WriteReport
+from graphmem.write.extract import Extractor, subject
+from graphmem.write.gates import secret_reason, shown, signal_reason
+from graphmem.write.records import Numbered, content_hash, generated_id, normalise
 
 #: Vector-index neighbours fetched per new text when looking for a near duplicate.
 DEDUP_FETCH = 10

@@ -1,12 +1,12 @@
 """The local server's jars, fetched from Maven Central without Maven.
 
-Each Neo4j version `server start` can run has a lock file in `graphmem/locks/`: every
+Each Neo4j version `server start` can run has a lock file in `graphmem/graph/locks/`: every
 jar of the server, Browser and their runtime dependencies, with its SHA-256 and size.
 `fetch` fills a cache folder from it: a jar already there is kept only if its checksum
 matches, a jar in the local Maven repository (~/.m2) is copied when it matches, anything
 else is downloaded and verified. A download that does not match is discarded and fetched
 once more, then it is an error; so a partial or corrupt cache repairs itself at the next
-start. `lock` (run by a maintainer, with Maven: `python -m graphmem.server lock`) writes
+start. `lock` (run by a maintainer, with Maven: `python -m graphmem.graph.server lock`) writes
 a lock file and checks every jar against the SHA-1 Central publishes beside it.
 """
 
@@ -206,7 +206,7 @@ def lock(version: str, artifacts: Sequence[tuple[str, str, str]], *,
         raise ServerError("two locked jars share a file name")
     out = lock_file(version)
     header = (f"# Neo4j {version}: every jar `graphmem server start` runs, with its SHA-256 and"
-              f" size.\n# Written by `python -m graphmem.server lock {version}`; checked "
+              f" size.\n# Written by `python -m graphmem.graph.server lock {version}`; checked "
               f"against Central's SHA-1.\n")
     jars.sort(key=lambda j: (j.group, j.artifact, j.classifier))
     out.write_text(header + "".join(j.line() + "\n" for j in jars))

@@ -11,10 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from graphmem.errors import InputError, NotFoundError
-from graphmem.gates import shown
-from graphmem.rows import to_memory
-from graphmem.store import Store
+from graphmem.graph.store import Store
+from graphmem.read.rows import to_memory
 from graphmem.types import MemoryIn, MemoryOut, WriteReport
+from graphmem.write.gates import shown
 
 #: Echo (used) importance +0.05, confidence +0.1; fizzle importance -0.1,
 #: confidence -0.15.

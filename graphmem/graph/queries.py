@@ -16,8 +16,8 @@ from functools import cache
 from pathlib import Path
 from typing import LiteralString, cast
 
-_PACKAGED = Path(__file__).resolve().parent / "cypher"  # inside a built wheel
-_SOURCE = Path(__file__).resolve().parent.parent / "cypher"  # in a source checkout
+_PACKAGED = Path(__file__).resolve().parents[1] / "cypher"  # graphmem/cypher in a wheel
+_SOURCE = Path(__file__).resolve().parents[2] / "cypher"  # in a source checkout
 _FRAGMENT = re.compile(r"\{\{(\w+)\}\}")
 
 

@@ -33,17 +33,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from graphmem import budgets, turns
-from graphmem.decay import DEFAULT_CURVES, Curve, cypher_params
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.extract import Extractor
-from graphmem.gates import shown
-from graphmem.model import HUB_LIMIT, KINDS, LINK_TAU_DAYS
-from graphmem.rows import to_hit
-from graphmem.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
-from graphmem.store import Store
+from graphmem.graph.model import HUB_LIMIT, KINDS, LINK_TAU_DAYS
+from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
+from graphmem.graph.store import Store
+from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve, cypher_params
+from graphmem.read import budgets, turns
+from graphmem.read.rows import to_hit
 from graphmem.types import QUERY, Hit, PathStep, RecallProfile, RecallResult, as_utc
+from graphmem.write.extract import Extractor
+from graphmem.write.gates import shown
 
 MAX_TOP_K = 1000
 MAX_HOPS = 2

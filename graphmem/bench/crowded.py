@@ -21,9 +21,9 @@ from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
 from graphmem.bench import LATENCY_MODES, GivenVectors, texts_and_vectors
-from graphmem.ingest import write as write_records
-from graphmem.records import Numbered
 from graphmem.types import MemoryIn
+from graphmem.write.ingest import write as write_records
+from graphmem.write.records import Numbered
 
 #: The modes timed: the old default (hybrid + association) and today's default.
 MODES = ("hybrid+assoc", "default")

@@ -25,7 +25,7 @@ from graphmem.errors import (
     Neo4jRefused,
     Neo4jUnavailable,
 )
-from graphmem.queries import query
+from graphmem.graph.queries import query
 from graphmem.settings import Settings
 
 T = TypeVar("T")

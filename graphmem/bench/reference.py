@@ -12,7 +12,7 @@ from collections import Counter
 import numpy as np
 
 from graphmem.embed import Embedder
-from graphmem.retrieval import STOP_WORDS
+from graphmem.read.retrieval import STOP_WORDS
 
 _WORD = re.compile(r"\w+")
 #: BM25's usual constants.

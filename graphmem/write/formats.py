@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from graphmem.errors import InputError
-from graphmem.gates import shown
-from graphmem.records import Collector, normalise, parse_records
 from graphmem.types import DATE_RANGE, MAX_TEXT_CHARS, as_utc
+from graphmem.write.gates import shown
+from graphmem.write.records import Collector, normalise, parse_records
 
 Format = Literal["auto", "records", "text", "markdown", "locomo", "chat"]
 FORMATS: tuple[str, ...] = ("auto", "records", "text", "markdown", "locomo", "chat")

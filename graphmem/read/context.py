@@ -11,8 +11,8 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from graphmem import budgets
-from graphmem.store import Store
+from graphmem.graph.store import Store
+from graphmem.read import budgets
 
 LETTERS = {"semantic": "S", "episodic": "E", "procedural": "P", "heuristic": "H",
            "core": "C", "reflection": "R"}

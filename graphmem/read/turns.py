@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.rows import to_hit
-from graphmem.store import Store
+from graphmem.graph.store import Store
+from graphmem.read.rows import to_hit
 from graphmem.types import Hit, PathStep
 
 #: The keys of recall's common parameters that the neighbours query reads.

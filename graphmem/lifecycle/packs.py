@@ -15,10 +15,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from graphmem.records import Numbered, validate
-from graphmem.rows import to_memory
-from graphmem.store import Store
+from graphmem.graph.store import Store
+from graphmem.read.rows import to_memory
 from graphmem.types import LinkIn, MemoryIn, MemoryOut
+from graphmem.write.records import Numbered, validate
 
 
 def export(store: Store, scope: str, *, lifecycles: list[str],

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from graphmem.errors import InputError
-from graphmem.gates import secret_reason
 from graphmem.types import MemoryIn
+from graphmem.write.gates import secret_reason
 
 
 @dataclass(frozen=True)

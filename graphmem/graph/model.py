@@ -1,6 +1,6 @@
 """The memory graph's node and relationship types: the single source of truth for the schema.
 
-neomodel installs the constraints and indexes declared here (`graphmem.schema`); hot
+neomodel installs the constraints and indexes declared here (`graphmem.graph.schema`); hot
 paths do not go through these classes but through the named Cypher in `cypher/`.
 """
 

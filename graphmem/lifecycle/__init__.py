@@ -1,0 +1,1 @@
+"""Memories over time: decay, maintenance, summaries, edits and packs."""

@@ -1,0 +1,1 @@
+"""The read path: candidates, association, conversation order, reinforcement, context."""
