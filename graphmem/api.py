@@ -19,9 +19,8 @@ from pydantic import ValidationError
 
 from graphmem import embed
 from graphmem.embed import Embedder
-from graphmem.errors import GraphmemError, InputError
+from graphmem.errors import InputError
 from graphmem.graph import schema
-from graphmem.graph.model import VISIBILITIES
 from graphmem.graph.schema import IndexInfo
 from graphmem.graph.store import Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
@@ -32,35 +31,23 @@ from graphmem.read.context import Context
 from graphmem.read.reinforcement import Reinforcer
 from graphmem.read.retrieval import RecallOptions
 from graphmem.read.rows import to_memory
-from graphmem.settings import Settings, check_scope, load_settings
+from graphmem.settings import Settings, load_settings, valid_scope
 from graphmem.types import (
     META_KEY,
-    SESSION_NAME,
     DoctorReport,
     EmbedderInfo,
     MemoryIn,
     MemoryOut,
     RecallResult,
-    ServerInfo,
     WriteReport,
     as_utc,
-    canonical_kind,
     utcnow,
 )
 from graphmem.write import formats, ingest
 from graphmem.write.extract import Extractor, load_extractor
-from graphmem.write.gates import secret_reason, shown
+from graphmem.write.gates import shown
+from graphmem.write.plan import WriteOptions, check_flags
 from graphmem.write.records import Collector, Numbered, validate
-
-
-def valid_scope(scope: str | None, field: str = "scope") -> str | None:
-    """`scope` if it is None or a valid scope name; an InputError (exit 1) otherwise."""
-    if scope is None:
-        return None
-    try:
-        return check_scope(scope)
-    except ValueError as e:
-        raise InputError(str(e), field=field) from None
 
 
 class GraphMem:
@@ -136,24 +123,12 @@ class GraphMem:
         session: str | None = None,
         signal_gate: bool = True,
         allow_forgotten: bool = False,
-    ) -> ingest.WriteOptions:
+    ) -> WriteOptions:
         """The write path's options: the call's values, then configuration."""
         s = self.settings
-        for name, value in (("--added-by", added_by or s.added_by), ("--session", session)):
-            if value is not None and (reason := secret_reason(value)):
-                raise InputError(f"refused: it {reason} (the value is not shown)", field=name)
-        if kind is not None:
-            try:
-                kind = canonical_kind(kind)
-            except ValueError as e:
-                raise InputError(str(e), field="kind") from None
-        if visibility is not None and visibility not in VISIBILITIES:
-            raise InputError(f"visibility must be one of {', '.join(VISIBILITIES)}",
-                             field="visibility")
-        if session is not None and not SESSION_NAME.fullmatch(session):
-            raise InputError("a session name is 1-200 characters without '#' or newlines",
-                             field="session")
-        return ingest.WriteOptions(
+        kind = check_flags(added_by=added_by or s.added_by, session=session, kind=kind,
+                           visibility=visibility)
+        return WriteOptions(
             scope=valid_scope(scope) or s.scope, now=self.now(),
             added_by=added_by or s.added_by, kind=kind, visibility=visibility,
             session=session, signal_gate=signal_gate, allow_forgotten=allow_forgotten,
@@ -229,6 +204,13 @@ class GraphMem:
         return packs.export(self.store, self._scope(scope), lifecycles=lifecycles,
                             versions=versions)
 
+    def export_pack(self, out: Path, *, scope: str | None = None,
+                    include_shadowed: bool = False, include_archived: bool = False) -> int:
+        """Write a scope's pack (`export`) to the file `out`, whole or not at all; returns
+        how many memories it holds."""
+        return packs.write_pack(self.export(scope=scope, include_shadowed=include_shadowed,
+                                            include_archived=include_archived), out)
+
     def import_pack(self, source: str | Path | Iterable[MemoryIn | dict[str, Any]], *,
                     scope: str | None = None, id_prefix: str | None = None,
                     skip_invalid: bool = False, progress: bool = False,
@@ -252,7 +234,7 @@ class GraphMem:
                                                       allow_forgotten=allow_forgotten),
                           skipped=collector.skipped, progress=progress)
 
-    def write(self, records: Sequence[Numbered], opts: ingest.WriteOptions, *,
+    def write(self, records: Sequence[Numbered], opts: WriteOptions, *,
               skipped: Sequence[InputError] = (), progress: bool = False,
               timing: ingest.Timing | None = None) -> WriteReport:
         """Store records already parsed and validated (keeps their sources and lines)."""
@@ -406,29 +388,7 @@ class GraphMem:
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""
-        s = self.settings
-        server = ServerInfo(uri=s.neo4j_uri, database=s.neo4j_database, user=s.neo4j_user)
         embedder = EmbedderInfo(
             model=self.embedder.name, path=self.embedder.path, dimensions=self.embedder.dimensions
         )
-        try:
-            info = self.store.read("admin/server_info")[0]
-            server.version, server.edition = info["versions"][0], info["edition"]
-            server.line, server.enables = self.store.features.line, self.store.features.enables
-            found = schema.indexes(self.store)
-            memories = self.store.read("admin/count_memories", scope=None)[0]["memories"]
-        except GraphmemError as e:
-            return DoctorReport(ok=False, server=server, reachable=False, problem=e.one_line(),
-                                embedder=embedder)
-        problem = None
-        try:
-            schema.check_dimensions(found, embedder.dimensions)
-            offline = [i.name for i in found if i.state != "ONLINE"]
-            if offline:
-                problem = f"indexes not ONLINE: {', '.join(offline)}"
-        except GraphmemError as e:
-            problem = e.one_line()
-        return DoctorReport(
-            ok=problem is None, server=server, reachable=True, problem=problem,
-            indexes=[i.model_dump() for i in found], embedder=embedder, memories=memories,
-        )
+        return schema.doctor(self.store, embedder)

@@ -18,7 +18,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from graphmem.errors import ConfigError
+from graphmem.errors import ConfigError, InputError
 from graphmem.lifecycle.decay import PRESETS, Curve
 from graphmem.write.gates import secret_reason, shown
 
@@ -194,6 +194,16 @@ def check_scope(value: str) -> str:
     if reason := secret_reason(value):
         raise ValueError(f"a scope must not be a secret: it {reason} (the value is not shown)")
     return value
+
+
+def valid_scope(scope: str | None, field: str = "scope") -> str | None:
+    """`scope` if it is None or a valid scope name; an InputError (exit 1) otherwise."""
+    if scope is None:
+        return None
+    try:
+        return check_scope(scope)
+    except ValueError as e:
+        raise InputError(str(e), field=field) from None
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
-from graphmem.bench import LATENCY_MODES, GivenVectors, texts_and_vectors
+from graphmem.bench.synthetic import LATENCY_MODES, GivenVectors, texts_and_vectors
 from graphmem.types import MemoryIn
 from graphmem.write.ingest import write as write_records
 from graphmem.write.records import Numbered

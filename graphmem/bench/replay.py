@@ -25,7 +25,6 @@ from pydantic import BaseModel
 from graphmem.api import GraphMem
 from graphmem.bench import (
     Found,
-    GivenVectors,
     ModeScores,
     asker,
     conversations,
@@ -34,6 +33,7 @@ from graphmem.bench import (
     score,
     turns_of,
 )
+from graphmem.bench.synthetic import GivenVectors
 from graphmem.write.ingest import write as write_records
 
 UNUSED = "second half, no use"

@@ -16,25 +16,27 @@ from rich.table import Table
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import maintain as maintain_cmd
+from graphmem.cli import packs as packs_cmd
 from graphmem.cli import server as server_cmd
 from graphmem.cli.output import (
+    AllowForgottenOpt,
     JsonOpt,
     NowOpt,
     ScopeOpt,
+    SkipInvalidOpt,
     emit,
+    finish_write,
     handled,
     open_memory,
     parse_now,
     say,
+    show_progress,
 )
 from graphmem.errors import InputError, NotFoundError
-from graphmem.lifecycle import packs
-from graphmem.types import RecallResult, WriteReport
+from graphmem.types import RecallResult
 from graphmem.write import formats
 from graphmem.write.gates import shown
 from graphmem.write.records import Collector, parse_records
-
-PROGRESS_MIN_RECORDS = 200
 
 app = typer.Typer(
     name="graphmem",
@@ -107,12 +109,6 @@ SessionOpt = Annotated[str | None, typer.Option(
     "--session", help="Session for records that name none (links memories said together).")]
 AddedByOpt = Annotated[str | None, typer.Option(
     "--added-by", help="Who adds these (default: settings); a record's own value wins.")]
-SkipInvalidOpt = Annotated[bool, typer.Option(
-    "--skip-invalid", help="Write the valid records and list the invalid ones, instead of "
-    "writing nothing.")]
-AllowForgottenOpt = Annotated[bool, typer.Option(
-    "--allow-forgotten", help="Write records whose id or text a hard forget removed "
-    "(refused otherwise, so an old pack cannot bring them back).")]
 NoSignalGateOpt = Annotated[bool, typer.Option(
     "--no-signal-gate", help="Keep short, self-talk, filler and tool-output records "
     "(the secret scanner always runs).")]
@@ -188,32 +184,6 @@ def ingest(
             added_by=added_by, kind=kind, visibility=visibility, session=session,
             signal_gate=not no_signal_gate, allow_forgotten=allow_forgotten)
     finish_write(report, as_json)
-
-
-def show_progress(records: int) -> bool:
-    """A bar only for a person watching a long batch; piped runs stay quiet."""
-    return sys.stderr.isatty() and (records == 0 or records >= PROGRESS_MIN_RECORDS)
-
-
-def finish_write(report: WriteReport, as_json: bool) -> None:
-    """Print a write report; exit 1 when any record was rejected."""
-
-    def render(c) -> None:
-        counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts.items()))
-        c.print(f"{counts} in scope {report.scope} ({report.entities} entities, "
-                f"{report.synaptic_links} new synaptic links)")
-        for o in report.outcomes:
-            if o.reason or len(report.outcomes) <= 50:
-                where = ":".join(str(p) for p in (o.source, o.line) if p is not None)
-                detail = f"  {where}{f' {o.field}' if o.field else ''}: {o.reason}" if (
-                    o.reason) else ""
-                c.print(f"  {o.status:<9} {o.id or '-'}{detail}", markup=False)
-
-    emit(report, as_json, render)
-    rejected = report.rejected
-    if rejected:
-        say(f"error: {len(rejected)} of {len(report.outcomes)} records rejected")
-        raise typer.Exit(1)
 
 
 @app.command()
@@ -346,73 +316,11 @@ def render_hits(c, result: RecallResult) -> None:
             f"(mode {result.mode}, scope {result.scope})")
 
 
-@app.command("export")
-@handled
-def export_cmd(
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Write the pack here (default: stdout).")] = None,
-    include_shadowed: Annotated[bool, typer.Option(
-        "--include-shadowed", help="Also superseded memories.")] = False,
-    include_archived: Annotated[bool, typer.Option(
-        "--include-archived", help="Also archived (expired, soft-forgotten) memories.")] = False,
-    scope: ScopeOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Write a scope's memories as a pack: JSONL records that `graphmem import` (or
-    `remember`) writes again, into this scope or another (to mount as a --layer)."""
-    with open_memory(scope) as mem:
-        records = mem.export(include_shadowed=include_shadowed,
-                             include_archived=include_archived)
-        n = 0
-        # A file is written beside its place and moved there whole, so a failed export
-        # never leaves half a pack under the name asked for.
-        part = out.with_name(out.name + ".part") if out is not None else None
-        with contextlib.ExitStack() as stack:
-            if part is None:
-                sink = sys.stdout
-            else:
-                try:
-                    sink = stack.enter_context(part.open("w", encoding="utf-8"))
-                except OSError as e:
-                    raise InputError(f"cannot write: {e}", source=str(out)) from None
-                stack.callback(part.unlink, missing_ok=True)
-            for record in records:
-                sink.write(packs.to_line(record) + "\n")
-                n += 1
-            if part is not None:
-                sink.close()
-                part.replace(out)
-        scope_name = mem.settings.scope
-    summary = {"scope": scope_name, "memories": n, "out": str(out) if out else None}
-    if out is not None:
-        emit(summary, as_json, lambda c: c.print(f"{n} memories of {scope_name} → {out}"))
-    else:
-        say(f"{n} memories of {scope_name} exported")
-
-
-@app.command("import")
-@handled
-def import_cmd(
-    pack: Annotated[Path, typer.Argument(help="A pack from `graphmem export` (JSONL).")],
-    id_prefix: Annotated[str | None, typer.Option(
-        help="Put this before every id of the pack (an id lives in one scope).")] = None,
-    skip_invalid: SkipInvalidOpt = False,
-    allow_forgotten: AllowForgottenOpt = False,
-    scope: ScopeOpt = None,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Write a pack into a scope as one batch (the signal gate is off; the secret scanner
-    runs). Importing the same pack again updates the same memories."""
-    with open_memory(scope, now) as mem:
-        report = mem.import_pack(pack, id_prefix=id_prefix, skip_invalid=skip_invalid,
-                                 progress=show_progress(0), allow_forgotten=allow_forgotten)
-    finish_write(report, as_json)
-
-
+app.command("export")(packs_cmd.export_cmd)
+app.command("import")(packs_cmd.import_cmd)
 for _command in maintain_cmd.COMMANDS:
     app.command()(_command)
-# Seed 000 calls the periodic sweep a tick; both names run it.
+# The periodic sweep is also called a tick; both names run it.
 app.command("tick", help="The same as `sweep` (the periodic run's other name).")(
     maintain_cmd.sweep)
 

@@ -11,6 +11,7 @@ from rich.table import Table
 from graphmem import bench
 from graphmem.api import GraphMem
 from graphmem.bench import crowded as crowded_bench
+from graphmem.bench import synthetic
 from graphmem.cli.output import JsonOpt, emit, handled
 from graphmem.errors import InputError
 from graphmem.settings import load_settings
@@ -151,7 +152,7 @@ def latency(
     if not wanted or min(wanted) < 20 or not 1 <= queries <= 10_000:
         raise InputError("sizes must be at least 20 and queries 1-10000", field="--sizes")
     with GraphMem(load_settings()) as mem:
-        result = bench.latency(mem, paths, sizes=wanted, queries=queries, settle=settle)
+        result = synthetic.latency(mem, paths, sizes=wanted, queries=queries, settle=settle)
 
     def render(c) -> None:
         modes = list(result.rows[0].p50_ms) if result.rows else []
@@ -163,11 +164,11 @@ def latency(
             table.add_row(f"{row.memories:,}", *(
                 f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes))
         c.print(table)
-        steps = Table("memories", *(f"{s} p50/p95" for s in bench.STEPS), "round trips",
+        steps = Table("memories", *(f"{s} p50/p95" for s in synthetic.STEPS), "round trips",
                       title="The default recall, step by step (ms)", title_justify="left")
         for row in result.rows:
             steps.add_row(f"{row.memories:,}", *(
-                f"{row.steps_p50_ms[s]:.1f} / {row.steps_p95_ms[s]:.1f}" for s in bench.STEPS),
+                f"{row.steps_p50_ms[s]:.1f} / {row.steps_p95_ms[s]:.1f}" for s in synthetic.STEPS),
                 f"{row.round_trips:.2f}")
         c.print(steps)
 
@@ -236,7 +237,7 @@ def sweep(
     if not 20 <= size <= 10_000_000:
         raise InputError("size must be 20 to 10,000,000", field="--size")
     with GraphMem(load_settings()) as mem:
-        result = bench.sweep(mem, paths, size=size)
+        result = synthetic.sweep(mem, paths, size=size)
 
     def render(c) -> None:
         table = Table("", "seconds", title=f"sweep over {result.memories:,} memories "

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from graphmem.api import GraphMem
 
 from graphmem.errors import GraphmemError, InputError
-from graphmem.types import DATE_RANGE, as_utc
+from graphmem.types import DATE_RANGE, WriteReport, as_utc
 from graphmem.write.gates import shown
 
 P = ParamSpec("P")
@@ -35,8 +35,8 @@ ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Namespace (defaul
 
 def open_memory(scope: str | None = None, now: str | None = None) -> GraphMem:
     """A GraphMem from the environment, with the command's overrides."""
-    from graphmem.api import GraphMem, valid_scope
-    from graphmem.settings import load_settings
+    from graphmem.api import GraphMem
+    from graphmem.settings import load_settings, valid_scope
 
     settings = load_settings(scope=valid_scope(scope, "--scope"))
     return GraphMem(settings, now=parse_now(now))
@@ -104,3 +104,39 @@ def handled(fn: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(130) from None
 
     return wrapper
+
+
+#: Records from which a write draws a progress bar (for a person at a terminal).
+PROGRESS_MIN_RECORDS = 200
+SkipInvalidOpt = Annotated[bool, typer.Option(
+    "--skip-invalid", help="Write the valid records and list the invalid ones, instead of "
+    "writing nothing.")]
+AllowForgottenOpt = Annotated[bool, typer.Option(
+    "--allow-forgotten", help="Write records whose id or text a hard forget removed "
+    "(refused otherwise, so an old pack cannot bring them back).")]
+
+
+def show_progress(records: int) -> bool:
+    """A bar only for a person watching a long batch; piped runs stay quiet."""
+    return sys.stderr.isatty() and (records == 0 or records >= PROGRESS_MIN_RECORDS)
+
+
+def finish_write(report: WriteReport, as_json: bool) -> None:
+    """Print a write report; exit 1 when any record was rejected."""
+
+    def render(c) -> None:
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(report.counts.items()))
+        c.print(f"{counts} in scope {report.scope} ({report.entities} entities, "
+                f"{report.synaptic_links} new synaptic links)")
+        for o in report.outcomes:
+            if o.reason or len(report.outcomes) <= 50:
+                where = ":".join(str(p) for p in (o.source, o.line) if p is not None)
+                detail = f"  {where}{f' {o.field}' if o.field else ''}: {o.reason}" if (
+                    o.reason) else ""
+                c.print(f"  {o.status:<9} {o.id or '-'}{detail}", markup=False)
+
+    emit(report, as_json, render)
+    rejected = report.rejected
+    if rejected:
+        say(f"error: {len(rejected)} of {len(report.outcomes)} records rejected")
+        raise typer.Exit(1)

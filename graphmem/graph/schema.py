@@ -8,9 +8,10 @@ import time
 
 from pydantic import BaseModel
 
-from graphmem.errors import SchemaMismatch
+from graphmem.errors import GraphmemError, SchemaMismatch
 from graphmem.graph import model
 from graphmem.graph.store import Store, translate_errors
+from graphmem.types import DoctorReport, EmbedderInfo, ServerInfo
 
 VECTOR_INDEX = "vector_index_Memory_embedding"
 #: What Neo4j 2026's SEARCH filters on inside the vector index (`admin/filtered_vector_index`
@@ -138,3 +139,31 @@ def check_dimensions(found: list[IndexInfo], dimensions: int) -> None:
             f"but the embedder makes {dimensions}-d ones",
             "use the model the graph was built with, or re-embed into a new database",
         )
+
+
+def doctor(store: Store, embedder: EmbedderInfo) -> DoctorReport:
+    """The server (version, edition, release line), its indexes ONLINE and sized for
+    `embedder`, and the memories it holds; never raises for a sick server."""
+    s = store.settings
+    server = ServerInfo(uri=s.neo4j_uri, database=s.neo4j_database, user=s.neo4j_user)
+    try:
+        info = store.read("admin/server_info")[0]
+        server.version, server.edition = info["versions"][0], info["edition"]
+        server.line, server.enables = store.features.line, store.features.enables
+        found = indexes(store)
+        memories = store.read("admin/count_memories", scope=None)[0]["memories"]
+    except GraphmemError as e:
+        return DoctorReport(ok=False, server=server, reachable=False, problem=e.one_line(),
+                            embedder=embedder)
+    problem = None
+    try:
+        check_dimensions(found, embedder.dimensions)
+        offline = [i.name for i in found if i.state != "ONLINE"]
+        if offline:
+            problem = f"indexes not ONLINE: {', '.join(offline)}"
+    except GraphmemError as e:
+        problem = e.one_line()
+    return DoctorReport(
+        ok=problem is None, server=server, reachable=True, problem=problem,
+        indexes=[i.model_dump() for i in found], embedder=embedder, memories=memories,
+    )

@@ -1,6 +1,5 @@
-"""Packs: a scope's memories as JSONL records
-that `remember` accepts, so a scope can be backed up, moved, or shared and mounted
-read-only as a layer by other scopes.
+"""Packs: a scope's memories as JSONL records that `remember` accepts, so a scope can be
+backed up, moved, or shared and mounted read-only as a layer by other scopes.
 
 A pack carries content and provenance (text, kind, importance, confidence, source, tags,
 metadata, times, session, supersession, manual links), not usage: access counts,
@@ -11,10 +10,12 @@ synaptic links are derived again by the write path.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.read.rows import to_memory
 from graphmem.types import LinkIn, MemoryIn, MemoryOut
@@ -27,6 +28,27 @@ def export(store: Store, scope: str, *, lifecycles: list[str],
     for row in store.stream("admin/export_scope", scope=scope, lifecycles=lifecycles,
                             versions=versions):
         yield as_record(to_memory(row), row["links"])
+
+
+def write_pack(records: Iterable[MemoryIn], out: Path) -> int:
+    """Write `records` to the pack file `out` and return how many. The file is written
+    beside its place and moved there whole, so a failed export never leaves half a pack
+    under the name asked for; a file that cannot be written is an InputError."""
+    part = out.with_name(out.name + ".part")
+    try:
+        sink = part.open("w", encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write: {e}", source=str(out)) from None
+    n = 0
+    try:
+        with sink:
+            for record in records:
+                sink.write(to_line(record) + "\n")
+                n += 1
+        part.replace(out)
+    finally:
+        part.unlink(missing_ok=True)
+    return n
 
 
 def to_line(record: MemoryIn) -> str:

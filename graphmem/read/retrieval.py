@@ -18,10 +18,8 @@
    off).
 
 Every recall reports where its time went and its round trips (`RecallResult.profile`).
-
-The temporal factor is `(1 - w) + w * R^0.3`. A plain `relevance * R^0.3` is w = 1;
-docs/decisions.md shows what that does to old answers, so by default w is small and
-decay only reorders memories of comparable relevance.
+The temporal factor is `(1 - w) + w * R^0.3` with a small w, so decay only reorders
+memories of comparable relevance (w = 1 buries old answers: docs/decisions.md).
 """
 
 from __future__ import annotations

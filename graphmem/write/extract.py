@@ -17,10 +17,11 @@ import importlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Protocol
 
 from graphmem.errors import ConfigError
+from graphmem.write.dates import MONTH_ABBR, MONTHS, NUMBER_WORDS, WEEKDAYS, find_dates
 
 ENTITY_TYPES = ("file", "symbol", "package", "env", "url", "port", "error", "date",
                 "person", "place", "org", "title", "name")
@@ -47,31 +48,6 @@ class Extractor(Protocol):
         """`extract` for a batch; a batch lets the rules learn which words are common."""
         ...
 
-
-MONTHS = {m: i for i, m in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"), start=1)}
-_MONTH_ABBR = {m[:3]: i for m, i in MONTHS.items()} | {"sept": 9}
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NUMBER_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-                 "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3}
-
-_MONTH_RE = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-             r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_DAY_MONTH_YEAR = re.compile(
-    rf"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b")
-_MONTH_DAY_YEAR = re.compile(
-    rf"(?i)\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
-_MONTH_YEAR = re.compile(rf"(?i)\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b")
-_YEAR = re.compile(r"(?i)\b(?:in|since|during|of|by|until|from)\s+((?:19|20)\d{2})\b")
-_RELATIVE = re.compile(
-    r"(?i)\b(?:(today|tonight|this morning|this afternoon|this evening|yesterday|last night"
-    r"|tomorrow)"
-    r"|(last|this|next) (week|weekend|month|year|" + "|".join(WEEKDAYS) + r")"
-    r"|(\d+|a couple of|a few|a|one|two|three|four|five|six|seven|eight|nine|ten)"
-    r" (day|week|month|year)s? ago)\b"
-)
 
 _URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]}]+")
 _FILE = re.compile(
@@ -153,7 +129,7 @@ yourselves yup amazing absolutely agreed ah aha alright anyhow btw haha hahaha h
 wish tonight morning afternoon evening gonna wanna gotta bye long little big small old
 young kind sort lots woah whoa woohoo phew nope oof kudos fyi mm
 """
-_COMMON = (set(_COMMON_WORDS.split()) | set(MONTHS) | set(WEEKDAYS) | set(_NUMBER_WORDS)
+_COMMON = (set(_COMMON_WORDS.split()) | set(MONTHS) | set(WEEKDAYS) | set(NUMBER_WORDS)
            | _HONORIFICS)
 # Common words that begin many place and title names ("New York", "Little Women"): at
 # the start of a sentence they are kept when a capitalised, uncommon word follows.
@@ -162,7 +138,7 @@ _NAME_PREFIXES = {"new", "old", "great", "little", "big", "grand", "north", "sou
                   "mount", "lake", "port", "royal", "united", "good", "red", "black", "white"}
 # Capitalised for grammar wherever they stand.
 _ALWAYS_COMMON = ({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"} | _HONORIFICS | set(MONTHS)
-                  | (set(_MONTH_ABBR) - {"may"})
+                  | (set(MONTH_ABBR) - {"may"})
                   | set(WEEKDAYS) | {d[:3] for d in WEEKDAYS} | {"tues", "thurs"})
 
 
@@ -186,75 +162,9 @@ def _fold(name: str) -> str:
     return re.sub(r"\s+", " ", name).strip().casefold()
 
 
-def _month(token: str) -> int:
-    token = token.lower().rstrip(".")
-    return MONTHS.get(token) or _MONTH_ABBR[token[:4] if token[:4] == "sept" else token[:3]]
-
-
-def _date_ref(value: str) -> EntityRef:
-    return EntityRef(key=f"date:{value}", name=value, type="date")
-
-
-def _relative_date(match: re.Match[str], at: datetime) -> str | None:
-    word, direction, unit, count, ago_unit = (g.lower() if g else None for g in match.groups())
-    day = at.date()
-    if word:
-        offset = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(word, 0)
-        return (day + timedelta(days=offset)).isoformat()
-    if direction and unit:
-        step = {"last": -1, "this": 0, "next": 1}[direction]
-        if unit in WEEKDAYS:
-            delta = (WEEKDAYS.index(unit) - day.weekday()) % 7
-            if direction == "last":
-                delta = delta - 7 if delta > 0 else -7
-            elif direction == "next":
-                delta = delta if delta > 0 else 7
-            return (day + timedelta(days=delta)).isoformat()
-        if unit in ("week", "weekend"):
-            year, week, _ = (day + timedelta(weeks=step)).isocalendar()
-            return f"{year}-W{week:02d}"
-        if unit == "month":
-            month0 = day.year * 12 + day.month - 1 + step
-            return f"{month0 // 12}-{month0 % 12 + 1:02d}"
-        return str(day.year + step)
-    n = int(count) if count and count.isdigit() else _NUMBER_WORDS.get(count or "", 1)
-    if ago_unit == "day":
-        return (day - timedelta(days=n)).isoformat()
-    if ago_unit == "week":
-        year, week, _ = (day - timedelta(weeks=n)).isocalendar()
-        return f"{year}-W{week:02d}"
-    if ago_unit == "month":
-        month0 = day.year * 12 + day.month - 1 - n
-        return f"{month0 // 12}-{month0 % 12 + 1:02d}"
-    return str(day.year - n)
-
-
 def _dates(text: str, at: datetime | None) -> list[tuple[int, EntityRef]]:
-    found: list[tuple[int, EntityRef]] = []
-    taken: list[tuple[int, int]] = []
-
-    def add(m: re.Match[str], value: str | None) -> None:
-        if value and not any(s <= m.start() < e for s, e in taken):
-            taken.append(m.span())
-            found.append((m.start(), _date_ref(value)))
-
-    for m in _ISO_DATE.finditer(text):
-        add(m, m.group(0))
-    for m in _DAY_MONTH_YEAR.finditer(text):
-        add(m, f"{m.group(3)}-{_month(m.group(2)):02d}-{int(m.group(1)):02d}")
-    for m in _MONTH_DAY_YEAR.finditer(text):
-        add(m, f"{m.group(3)}-{_month(m.group(1)):02d}-{int(m.group(2)):02d}")
-    for m in _MONTH_YEAR.finditer(text):
-        add(m, f"{m.group(2)}-{_month(m.group(1)):02d}")
-    for m in _YEAR.finditer(text):
-        add(m, m.group(1))
-    if at is not None:
-        for m in _RELATIVE.finditer(text):
-            try:
-                add(m, _relative_date(m, at))
-            except (OverflowError, ValueError):  # "999999999 days ago" names no calendar day
-                continue
-    return found
+    return [(start, EntityRef(key=f"date:{value}", name=value, type="date"))
+            for start, value in find_dates(text, at)]
 
 
 def _classify(span: str, before: str) -> str:

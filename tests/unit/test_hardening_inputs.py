@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from graphmem.errors import InputError
 from graphmem.types import MAX_INT
-from graphmem.write import ingest
+from graphmem.write import plan as planning
 from graphmem.write.extract import RuleExtractor
 from graphmem.write.gates import secret_reason, shown
 from graphmem.write.records import Collector, Numbered, parse_records, validate
@@ -95,8 +95,8 @@ def one_line(e: BaseException) -> bool:
     return "\n" not in str(e) and "\r" not in str(e)
 
 
-def options() -> ingest.WriteOptions:
-    return ingest.WriteOptions(scope="fuzz", now=NOW)
+def options() -> planning.WriteOptions:
+    return planning.WriteOptions(scope="fuzz", now=NOW)
 
 
 @budget(3000)
@@ -106,7 +106,7 @@ def test_generated_records_validate_or_fail_in_one_line(record: dict, hardening)
     try:
         rec = validate(record, "gen.jsonl", 7)
         # Planning checks what a record means for its batch (e.g. a scope of its own).
-        rows, _ = ingest.plan([Numbered(7, rec, "gen.jsonl")], options())
+        rows, _ = planning.plan([Numbered(7, rec, "gen.jsonl")], options())
     except InputError as e:
         assert one_line(e) and str(e).startswith("gen.jsonl:7"), str(e)
         return
@@ -171,7 +171,7 @@ def test_a_secret_in_any_field_is_refused_and_never_echoed(secret: str, where: s
             hardening.found["secrets echoed"] += 1
         assert secret not in str(e)
         return
-    rows, decided = ingest.plan([Numbered(1, rec, "gen.jsonl")], options())
+    rows, decided = planning.plan([Numbered(1, rec, "gen.jsonl")], options())
     if rows:
         hardening.found["secrets stored"] += 1
     assert not rows and decided[0].reason.startswith("secret scanner")

@@ -9,7 +9,8 @@ import pytest
 
 from graphmem.errors import InputError
 from graphmem.types import MAX_TEXT_CHARS, MemoryIn, canonical_kind
-from graphmem.write import ingest, records
+from graphmem.write import plan as planning
+from graphmem.write import records
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -84,8 +85,8 @@ def test_generated_ids_are_stable_and_ignore_case_and_spacing() -> None:
 
 
 def plan(data: str, **flags):
-    opts = ingest.WriteOptions(scope="s", now=NOW, **flags)
-    return ingest.plan(records.parse_records(data, "f"), opts)
+    opts = planning.WriteOptions(scope="s", now=NOW, **flags)
+    return planning.plan(records.parse_records(data, "f"), opts)
 
 
 def test_confidence_defaults_by_provenance_and_given_values_are_kept() -> None:

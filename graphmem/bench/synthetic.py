@@ -1,0 +1,214 @@
+"""Benchmarks over a synthetic store grown from real texts, each next to a baseline from
+the same run: recall latency per mode and step (`bench latency`), against numpy brute
+force over the same vectors, and one maintenance sweep over a year of memories
+(`bench sweep`)."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+from threadpoolctl import threadpool_limits
+
+from graphmem.api import GraphMem
+from graphmem.bench import LOCOMO_MODES
+from graphmem.types import MemoryIn, RecallProfile
+from graphmem.write import formats
+from graphmem.write.ingest import Timing
+from graphmem.write.ingest import write as write_records
+from graphmem.write.records import Collector, Numbered
+
+
+class LatencyRow(BaseModel):
+    """Recall latency at one store size, per mode, next to brute-force numpy cosine; and
+    the default recall's time per step (p50/p95) and its round trips to the server."""
+
+    memories: int
+    p50_ms: dict[str, float]
+    p95_ms: dict[str, float]
+    steps_p50_ms: dict[str, float] = {}
+    steps_p95_ms: dict[str, float] = {}
+    round_trips: float = 0.0  # per default recall, on average
+
+
+class LatencyBench(BaseModel):
+    """`bench latency`: p50/p95 per mode and store size, query embedding included."""
+
+    cores: int
+    queries: int
+    rows: list[LatencyRow]
+    build_seconds: float
+
+
+#: Each structure step on its own over plain hybrid, then all of them: what each costs.
+#: Reinforcement stays on (written outside the timed part), as in real use.
+LATENCY_MODES: dict[str, dict[str, object]] = {
+    name: {k: v for k, v in settings.items() if k != "reinforce"}
+    for name, settings in LOCOMO_MODES.items()}
+
+
+def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_000, 10_000,
+            100_000), queries: int = 100, sigma: float = 0.02, settle: float = 10.0
+            ) -> LatencyBench:
+    """Grow one store through `sizes` from the texts of `paths` (any format `ingest` reads),
+    and time recall per mode at each size against brute-force numpy cosine over the same
+    vectors. Reinforcement is on, as in real use, and written outside the timed part.
+
+    Each stored text's vector is the real embedding of the sample it was made from plus
+    small noise: embedding 100k new texts would take ~15 minutes.
+    """
+    samples, vectors = texts_and_vectors(mem, paths)
+    asked = [samples[i] for i in np.random.default_rng(7).choice(
+        len(samples), size=min(queries, len(samples)), replace=False)]
+    asked = [" ".join(q.split()[:12]) for q in asked]  # questions are short
+    scope = f"bench:latency:{uuid.uuid4().hex[:8]}"
+    rng = np.random.default_rng(11)
+    stored: list[np.ndarray] = []
+    rows: list[LatencyRow] = []
+    build = 0.0
+    try:
+        for size in sorted(sizes):
+            started = time.perf_counter()
+            start = sum(len(v) for v in stored)
+            stored += _grow(mem, scope, samples, vectors, start, size, rng, sigma)
+            build += time.perf_counter() - started
+            mem.store.autocommit("admin/await_indexes", seconds=600)
+            time.sleep(settle)  # let the server's background work after a bulk write finish
+            rows.append(_measure(mem, scope, asked, np.concatenate(stored), size))
+    finally:
+        mem.drop_scope(scope)
+    return LatencyBench(cores=os.cpu_count() or 1, queries=len(asked), rows=rows,
+                        build_seconds=round(build, 1))
+
+
+def texts_and_vectors(mem: GraphMem, paths: Sequence[Path]
+                      ) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The distinct texts of `paths` and their real embeddings."""
+    collector = Collector()
+    for path in paths:
+        formats.read(path, "auto", collector)
+    samples = list(dict.fromkeys(n.record.text for n in collector.records))
+    return samples, dict(zip(samples, mem.embedder.embed(samples), strict=True))
+
+
+def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.ndarray],
+          start: int, size: int, rng: np.random.Generator, sigma: float,
+          created: Callable[[int], datetime] | None = None) -> list[np.ndarray]:
+    """Write memories start..size-1 into `scope` through the write path (gates, entities,
+    sessions of 20 turns in order, synaptic links), each a sample's text and its vector
+    plus noise."""
+    records = [Numbered(i + 1, MemoryIn(
+        id=f"{scope}-{i}", text=f"{samples[i % len(samples)]} (#{i})",
+        session=f"s{i // 20}", metadata={"turn": i % 20}, source="import",
+        created_at=created(i) if created else None), "<bench>") for i in range(start, size)]
+    timing = Timing()
+    out = []
+    for first in range(0, len(records), 5000):
+        chunk = records[first:first + 5000]
+        base = np.stack([vectors[samples[i % len(samples)]]
+                         for i in range(start + first, start + first + len(chunk))])
+        noisy = base + rng.normal(0, sigma, base.shape).astype(np.float32)
+        vecs = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+        memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
+        out.append(vecs)
+        write_records(mem.store, GivenVectors(memo), mem.extractor, chunk,
+                      mem.write_options(scope=scope), timing=timing)
+    return out
+
+
+class SweepBench(BaseModel):
+    """`bench sweep`: one maintenance sweep over a store of a year of memories."""
+
+    cores: int
+    memories: int
+    dry_run_seconds: float  # the baseline: the same selections, nothing written
+    sweep_seconds: float
+    ratio: float  # sweep / dry run
+    counts: dict[str, int]
+    second_sweep_seconds: float  # nothing left to do: the cost of a routine tick
+    build_seconds: float
+
+
+def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
+          sigma: float = 0.02) -> SweepBench:
+    """Build `size` memories spread over a year, then time a dry run, a sweep and a second
+    sweep a year later, in one run."""
+    samples, vectors = texts_and_vectors(mem, paths)
+    scope = f"bench:sweep:{uuid.uuid4().hex[:8]}"
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    started = time.perf_counter()
+    try:
+        _grow(mem, scope, samples, vectors, 0, size, np.random.default_rng(11), sigma,
+              created=lambda i: start + timedelta(days=365 * i / size))
+        mem.store.autocommit("admin/await_indexes", seconds=600)
+        build = time.perf_counter() - started
+        sweeper = GraphMem(mem.settings, embedder=mem.embedder, now=start + timedelta(days=730))
+        sweeper._store = mem.store  # same connection pool
+        dry = sweeper.sweep(scope=scope, dry_run=True)
+        real = sweeper.sweep(scope=scope)
+        again = sweeper.sweep(scope=scope)
+    finally:
+        mem.drop_scope(scope)
+    return SweepBench(cores=os.cpu_count() or 1, memories=size,
+                      dry_run_seconds=dry.seconds, sweep_seconds=real.seconds,
+                      ratio=round(real.seconds / max(dry.seconds, 1e-9), 2),
+                      counts=real.counts, second_sweep_seconds=again.seconds,
+                      build_seconds=round(build, 1))
+
+
+class GivenVectors:
+    """Hands the write path the vectors made for it, in place of the model."""
+
+    def __init__(self, memo: dict[str, np.ndarray]) -> None:
+        self.memo = memo
+
+    def embed(self, texts: Sequence[str], advance: object = None) -> np.ndarray:
+        return np.stack([self.memo[t] for t in texts])
+
+
+def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
+             size: int) -> LatencyRow:
+    embedder = mem.embedder
+    cache = embedder.__dict__.setdefault("_queries", {})
+    timings: dict[str, list[float]] = {m: [] for m in LATENCY_MODES}
+    timings["numpy brute force"] = []
+    profiles: list[RecallProfile] = []
+    for q in asked[:20]:  # warm the plans and caches
+        for settings in LATENCY_MODES.values():
+            mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
+    for q in asked:
+        for name, settings in LATENCY_MODES.items():
+            cache.clear()  # query embedding included, every time
+            result = mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
+            timings[name].append(result.took_ms)
+            if name == "default":
+                profiles.append(result.profile)
+    # Apart from the recalls and on one BLAS thread: OpenBLAS threads spin after a
+    # product and would take a core from the server, and from the model's own threads.
+    with threadpool_limits(1, user_api="blas"):
+        for q in asked:
+            cache.clear()
+            started = time.perf_counter()
+            v = embedder.embed_query(q)
+            sims = matrix @ v
+            top = np.argpartition(-sims, 10)[:10]
+            _ = top[np.argsort(-sims[top])]
+            timings["numpy brute force"].append((time.perf_counter() - started) * 1000)
+    steps = {step: [getattr(p, f"{step}_ms") for p in profiles] for step in STEPS}
+    return LatencyRow(
+        memories=size,
+        p50_ms={m: round(float(np.percentile(t, 50)), 1) for m, t in timings.items()},
+        p95_ms={m: round(float(np.percentile(t, 95)), 1) for m, t in timings.items()},
+        steps_p50_ms={s: round(float(np.percentile(t, 50)), 1) for s, t in steps.items()},
+        steps_p95_ms={s: round(float(np.percentile(t, 95)), 1) for s, t in steps.items()},
+        round_trips=round(float(np.mean([p.round_trips for p in profiles])), 2))
+
+
+#: The default recall's steps, as `RecallProfile` times them.
+STEPS = ("embed", "candidates", "associate", "turns")

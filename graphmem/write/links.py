@@ -1,0 +1,75 @@
+"""Synaptic tagging: a new memory is linked to the most similar recent memories of its
+session (cosine ≥ `synaptic_threshold`, at most `synaptic_max_links`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from graphmem.graph.store import run
+from graphmem.write.plan import Row, WriteOptions
+
+#: Recent members of a session a new memory is compared with for synaptic tagging.
+SESSION_WINDOW = 1000
+
+
+def synaptic_links(tx: Any, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
+    """ASSOCIATED (synaptic) rows: each written memory to its most similar memories of the
+    same session, cosine ≥ threshold, at most `synaptic_max_links` of them."""
+    by_session: dict[str, list[Row]] = defaultdict(list)
+    for row in written:
+        if row.session:
+            by_session[row.session].append(row)
+    if not by_session:
+        return []
+    members: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in run(tx, "ingest/session_members", sessions=sorted(by_session),
+                 window=SESSION_WINDOW, exclude=[r.id for r in written]):
+        members[m["session"]].append(m)
+    links: dict[tuple[str, str], dict[str, Any]] = {}
+    for sid, rows in by_session.items():
+        ours = {r.id for r in rows}
+        others = [m for m in members[sid] if m["id"] not in ours]
+        pool_ids = [m["id"] for m in others] + [r.id for r in rows]
+        pool_at = [_native(m["created_at"]) for m in others] + [
+            r.props["created_at"] for r in rows]
+        if len(pool_ids) < 2:
+            continue
+        pool = np.vstack([np.asarray([m["embedding"] for m in others], dtype=np.float32)
+                          .reshape(-1, rows[0].vector.shape[0]),
+                          np.stack([r.vector for r in rows])])
+        sims = np.stack([r.vector for r in rows]) @ pool.T
+        for i, row in enumerate(rows):
+            sims[i, len(others) + i] = -1.0  # not with itself
+            order = np.argsort(-sims[i])[:opts.synaptic_max_links]
+            for j in order:
+                if sims[i, j] < opts.synaptic_threshold:
+                    break
+                a, b = sorted((row.id, pool_ids[j]))
+                links.setdefault((a, b), {
+                    "a": a, "b": b, "kind": "synaptic", "weight": round(float(sims[i, j]), 4),
+                    "at": max(row.props["created_at"], pool_at[j]),
+                })
+    return list(links.values())
+
+
+def session_rows(rows: list[Row]) -> list[dict[str, Any]]:
+    """One row per session of the batch: its memories (confirmed ones by their target)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if not r.session:
+            continue
+        s = out.setdefault(r.session, {"session": r.session, "name": r.session_name,
+                                       "at": r.props["created_at"],
+                                       "agent": r.props["added_by"], "ids": []})
+        s["at"] = min(s["at"], r.props["created_at"])
+        mid = r.target or r.id
+        if mid not in s["ids"]:
+            s["ids"].append(mid)
+    return list(out.values())
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
