@@ -74,11 +74,10 @@ def translate_errors(settings: Settings) -> Iterator[None]:
                 f"Neo4j at {uri} refuses logins for a while after too many failed ones",
                 "check NEO4J_USER and NEO4J_PASSWORD, then wait a few seconds",
             ) from e
-        if e.code == "Neo.ClientError.Procedure.ProcedureCallFailed" and "index" in str(
-            e.message
-        ):
-            raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
-        if e.code == "Neo.ClientError.Schema.IndexNotFound":  # Neo4j 2026's SEARCH
+        # A procedure naming a missing index (5.26), or SEARCH naming one (2026).
+        if e.code == "Neo.ClientError.Schema.IndexNotFound" or (
+                e.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
+                and "index" in str(e.message)):
             raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
         if getattr(e, "gql_status", None) == "22ND3":  # a SEARCH filter the index lacks
             raise Neo4jUnavailable(f"the vector index on {uri} was made without the "
