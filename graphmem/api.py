@@ -8,34 +8,32 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+import numpy as np
 
 from graphmem import embed
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.graph import schema
 from graphmem.graph.schema import IndexInfo
-from graphmem.graph.store import Store
+from graphmem.graph.store import Features, Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
 from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
+from graphmem.options import RecallOptions, WriteOptions, parse
 from graphmem.read import context, reinforcement, retrieval
 from graphmem.read.context import Context
+from graphmem.read.find import find
 from graphmem.read.reinforcement import Reinforcer
-from graphmem.read.retrieval import RecallOptions
-from graphmem.read.rows import to_memory
 from graphmem.settings import Settings, load_settings, valid_scope
 from graphmem.types import (
-    META_KEY,
     DoctorReport,
     EmbedderInfo,
+    Link,
     MemoryIn,
     MemoryOut,
     RecallResult,
@@ -45,9 +43,8 @@ from graphmem.types import (
 )
 from graphmem.write import formats, ingest
 from graphmem.write.extract import Extractor, load_extractor
-from graphmem.write.gates import shown
-from graphmem.write.plan import WriteOptions, check_flags
-from graphmem.write.records import Collector, Numbered, validate
+from graphmem.write.ingest import Timing
+from graphmem.write.records import Collector, Numbered, parse_records
 
 
 class GraphMem:
@@ -60,13 +57,19 @@ class GraphMem:
         embedder: Embedder | None = None,
         now: datetime | None = None,
         summarizer: Summarizer | None = None,
+        store: Store | None = None,
+        reinforce_every: float = 0.5,
     ) -> None:
+        """`store` shares a connection its owner opened (and closes); `reinforce_every`
+        is how many seconds recall's reinforcement waits to be written in a batch."""
         self.settings = settings or load_settings()
         self.embedder = embedder or embed.from_settings(self.settings)
         self._now = as_utc(now) if now else None
         #: Writes consolidation summaries (extractive unless GRAPHMEM_SUMMARY_URL is set).
         self.summarizer = summarizer or summarize.from_settings(self.settings)
-        self._store: Store | None = None
+        self._store = store
+        self._owns_store = store is None
+        self._reinforce_every = reinforce_every
         self._extractor: Extractor | None = None
         self._reinforcer: Reinforcer | None = None
 
@@ -77,19 +80,25 @@ class GraphMem:
         self.close()
 
     @property
-    def store(self) -> Store:
+    def _db(self) -> Store:
         """The connected Store (connects on first access)."""
         if self._store is None:
             self._store = Store.connect(self.settings)
         return self._store
+
+    def at(self, now: datetime) -> GraphMem:
+        """The same memory on the same connection, with its clock fixed at `now` (to run
+        maintenance or recall as of another day). Close it before this one."""
+        return GraphMem(self.settings, embedder=self.embedder, now=now,
+                        summarizer=self.summarizer, store=self._db,
+                        reinforce_every=self._reinforce_every)
 
     def now(self) -> datetime:
         """The clock every time-dependent rule reads: fixed if given, else the wall clock."""
         return self._now or utcnow()
 
     def flush(self) -> None:
-        """Write the reinforcement of past recalls now (it is otherwise written in the
-        background within half a second, and on close)."""
+        """Write the reinforcement of past recalls now (else: in the background, and on close)."""
         if self._reinforcer is not None:
             self._reinforcer.flush()
 
@@ -98,13 +107,13 @@ class GraphMem:
         if self._reinforcer is not None:
             reinforcer, self._reinforcer = self._reinforcer, None
             reinforcer.close()
-        if self._store is not None:
+        if self._owns_store and self._store is not None:
             self._store.close()
             self._store = None
 
     def init(self) -> list[IndexInfo]:
         """Install the schema (idempotent) and return the indexes, all ONLINE."""
-        return schema.install(self.store, self.embedder.dimensions)
+        return schema.install(self._db, self.embedder.dimensions)
 
     @property
     def extractor(self) -> Extractor:
@@ -126,16 +135,13 @@ class GraphMem:
     ) -> WriteOptions:
         """The write path's options: the call's values, then configuration."""
         s = self.settings
-        kind = check_flags(added_by=added_by or s.added_by, session=session, kind=kind,
-                           visibility=visibility)
-        return WriteOptions(
-            scope=valid_scope(scope) or s.scope, now=self.now(),
-            added_by=added_by or s.added_by, kind=kind, visibility=visibility,
-            session=session, signal_gate=signal_gate, allow_forgotten=allow_forgotten,
-            batch_size=s.write_batch_size,
-            dedup_threshold=s.dedup_threshold, synaptic_threshold=s.synaptic_threshold,
-            synaptic_max_links=s.synaptic_max_links,
-        )
+        return parse(WriteOptions, {
+            "scope": scope or s.scope, "now": self.now(), "added_by": added_by or s.added_by,
+            "kind": kind, "visibility": visibility, "session": session,
+            "signal_gate": signal_gate, "allow_forgotten": allow_forgotten,
+            "batch_size": s.write_batch_size, "dedup_threshold": s.dedup_threshold,
+            "synaptic_threshold": s.synaptic_threshold,
+            "synaptic_max_links": s.synaptic_max_links})
 
     def remember(
         self,
@@ -148,6 +154,7 @@ class GraphMem:
         session: str | None = None,
         signal_gate: bool = True,
         allow_forgotten: bool = False,
+        source: str = "<api>",
     ) -> WriteReport:
         """Store one text, one record or many records as one all-or-nothing batch.
 
@@ -156,16 +163,22 @@ class GraphMem:
         """
         if isinstance(records, str | MemoryIn | dict):
             records = [records]
-        numbered = []
-        for i, r in enumerate(records, start=1):
-            if isinstance(r, str):
-                r = {"text": r}
-            rec = r if isinstance(r, MemoryIn) else validate(r, "<api>", i)
-            numbered.append(Numbered(i, rec, "<api>"))
+        collector = Collector()
+        collector.extend(records, source)
         opts = self.write_options(scope=scope, added_by=added_by, kind=kind,
                                   visibility=visibility, session=session,
                                   signal_gate=signal_gate, allow_forgotten=allow_forgotten)
-        return self.write(numbered, opts)
+        return self.write(collector.records, opts)
+
+    def remember_json(self, data: str, *, source: str = "<stdin>", skip_invalid: bool = False,
+                      progress: bool = False, **options: Any) -> WriteReport:
+        """Store records given as JSON text (one object, an array of objects, or NDJSON) as
+        one all-or-nothing batch; errors name `source` and the line. `options` are those
+        of `write_options`."""
+        collector = Collector(skip_invalid)
+        parse_records(data, source, collector=collector)
+        return self.write(collector.records, self.write_options(**options),
+                          skipped=collector.skipped, progress=progress)
 
     def ingest(
         self,
@@ -182,16 +195,7 @@ class GraphMem:
         Everything is read and validated before anything is written; `options` are those
         of `write_options` (scope, kind, session, …).
         """
-        if split not in ("paragraph", "section"):
-            raise InputError("split must be 'paragraph' or 'section'", field="--split")
-        if fmt not in formats.FORMATS:
-            raise InputError(f"unknown format {shown(fmt)} (one of {', '.join(formats.FORMATS)})",
-                             field="--format")
-        collector = Collector(skip_invalid)
-        for path in formats.expand(Path(p) for p in paths):
-            formats.read(path, fmt, collector, split=split)  # type: ignore[arg-type]
-        if not collector.records and not collector.skipped:
-            raise InputError("no records found in the input")
+        collector = formats.collect(paths, fmt, split, skip_invalid)
         return self.write(collector.records, self.write_options(**options),
                           skipped=collector.skipped, progress=progress)
 
@@ -201,7 +205,7 @@ class GraphMem:
         accept), oldest first: active ones, plus shadowed or archived ones if asked."""
         lifecycles = ["active", *(["shadowed"] if include_shadowed else []),
                       *(["archived"] if include_archived else [])]
-        return packs.export(self.store, self._scope(scope), lifecycles=lifecycles,
+        return packs.export(self._db, self._scope(scope), lifecycles=lifecycles,
                             versions=versions)
 
     def export_pack(self, out: Path, *, scope: str | None = None,
@@ -222,11 +226,7 @@ class GraphMem:
         if isinstance(source, str | Path):
             formats.read(Path(source), "records", collector)
         else:
-            for i, r in enumerate(source, start=1):
-                if isinstance(r, MemoryIn):
-                    collector.records.append(Numbered(i, r, "<api>"))
-                else:
-                    collector.add(r, "<api>", i)
+            collector.extend(source)
         records = collector.records
         if id_prefix:
             records = packs.with_prefix(records, id_prefix)
@@ -236,10 +236,35 @@ class GraphMem:
 
     def write(self, records: Sequence[Numbered], opts: WriteOptions, *,
               skipped: Sequence[InputError] = (), progress: bool = False,
-              timing: ingest.Timing | None = None) -> WriteReport:
-        """Store records already parsed and validated (keeps their sources and lines)."""
-        return ingest.write(self.store, self.embedder, self.extractor, records, opts,
+              timing: Timing | None = None,
+              vectors: Mapping[str, np.ndarray] | None = None) -> WriteReport:
+        """Store records already parsed and validated (keeps their sources and lines).
+        `vectors` gives each text's embedding instead of the model (bulk loads)."""
+        embedder = (self.embedder if vectors is None
+                    else embed.Given(vectors, self.embedder.dimensions))
+        return ingest.write(self._db, embedder, self.extractor, records, opts,
                             skipped=skipped, progress=progress, timing=timing)
+
+    def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
+        """How many memories a scope holds (every lifecycle), or the whole graph."""
+        target = None if all_scopes else self._scope(scope)
+        return int(self._db.read("admin/count_memories", scope=target)[0]["memories"])
+
+    def settle(self, seconds: int = 600) -> None:
+        """Wait until every index has caught up with what was written (before timing
+        reads after a bulk load)."""
+        self._db.autocommit("admin/await_indexes", seconds=seconds)
+
+    @property
+    def server(self) -> Features:
+        """What the connected server is (version, release line) and what it offers."""
+        return self._db.features
+
+    def links(self, ids: Sequence[str], *, scope: str | None = None) -> list[Link]:
+        """The graph around some memories of a scope: every edge from one of them to a
+        memory, entity or session (at most 500), to draw or inspect."""
+        rows = self._db.read("explore/links", scope=self._scope(scope), ids=list(ids))
+        return [Link(**r) for r in rows]
 
     def get(self, ids: Sequence[str] | None = None, *, meta: tuple[str, Any] | None = None,
             scope: str | None = None, limit: int = 100) -> list[MemoryOut]:
@@ -247,19 +272,7 @@ class GraphMem:
 
         A value given as text also matches the number or boolean it spells ("3" finds 3).
         """
-        key, values = None, []
-        if meta is not None:
-            if not META_KEY.fullmatch(meta[0]):
-                raise InputError(f"metadata key {shown(meta[0])} must be letters, digits or _",
-                                 field="--meta")
-            key, values = f"meta.{meta[0]}", [meta[1]]
-            if isinstance(meta[1], str):
-                with contextlib.suppress(ValueError):  # plain text: only itself can match
-                    values.append(json.loads(meta[1]))
-        rows = self.store.read(
-            "admin/find_memories", scope=valid_scope(scope) or self.settings.scope,
-            ids=list(ids) if ids is not None else None, key=key, values=values, limit=limit)
-        return [to_memory(r) for r in rows]
+        return find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
 
     def recall(self, query: str, *, scope: str | None = None,
                options: RecallOptions | None = None, **settings: Any) -> RecallResult:
@@ -269,23 +282,16 @@ class GraphMem:
         What it returns is reinforced in the background (see `flush`), unless
         `reinforce=False`.
         """
-        try:
-            base = options.model_dump() if options else {"decay": self.settings.decay_table()}
-            opts = RecallOptions.model_validate({**base, **settings})
-        except ValidationError as e:
-            err = e.errors()[0]
-            raise InputError(err["msg"].removeprefix("Value error, "),
-                             field=".".join(str(p) for p in err["loc"]) or None) from None
-        for layer in opts.layers:
-            valid_scope(layer, "layers")
+        base = options.model_dump() if options else {"decay": self.settings.decay_table()}
+        opts = parse(RecallOptions, {**base, **settings})
         now = self.now()
-        target = valid_scope(scope) or self.settings.scope
-        result = retrieval.recall(self.store, self.embedder, query, scope=target, now=now,
+        target = self._scope(scope)
+        result = retrieval.recall(self._db, self.embedder, query, scope=target, now=now,
                                   options=opts, extractor=self.extractor)
         if opts.reinforce and (item := reinforcement.plan(result.hits, scope=target, now=now,
                                                           opts=opts, embedder=self.embedder)):
             if self._reinforcer is None:
-                self._reinforcer = Reinforcer(self.store)
+                self._reinforcer = Reinforcer(self._db, interval=self._reinforce_every)
             self._reinforcer.submit(item)
         return result
 
@@ -295,8 +301,8 @@ class GraphMem:
         one scope, or every scope with `all_scopes`; never deletes a memory."""
         if all_scopes and scope:
             raise InputError("give a scope or all scopes, not both", field="all_scopes")
-        target = None if all_scopes else (valid_scope(scope) or self.settings.scope)
-        return maintenance.sweep(self.store, embedder=self.embedder,
+        target = None if all_scopes else (self._scope(scope))
+        return maintenance.sweep(self._db, embedder=self.embedder,
                                  summarizer=self.summarizer, write=self._write_made,
                                  scope=target, now=self.now(),
                                  decay=self.settings.decay_table(), options=options,
@@ -306,7 +312,7 @@ class GraphMem:
                     options: SweepOptions | None = None) -> maintenance.Consolidation:
         """Consolidate related episodic memories now (the sweep's consolidation step
         alone): how many semantic memories were created and confirmed."""
-        return maintenance.consolidate(self.store, embedder=self.embedder,
+        return maintenance.consolidate(self._db, embedder=self.embedder,
                                        summarizer=self.summarizer, write=self._write_made,
                                        scope=self._scope(scope), now=self.now(),
                                        opts=options or SweepOptions(), dry_run=False)
@@ -319,7 +325,7 @@ class GraphMem:
     def prune(self, *, scope: str | None = None, options: SweepOptions | None = None) -> int:
         """Delete dead links now (the sweep's link-pruning step alone); returns how many."""
         opts = options or SweepOptions()
-        return maintenance.prune(self.store, scope=self._scope(scope), now=self.now(),
+        return maintenance.prune(self._db, scope=self._scope(scope), now=self.now(),
                                  opts=opts)
 
     def overview(self, *, scope: str | None = None,
@@ -327,12 +333,12 @@ class GraphMem:
         """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""
         if all_scopes and scope:
             raise InputError("give a scope or all scopes, not both", field="all_scopes")
-        return maintenance.overview(self.store, None if all_scopes else self._scope(scope))
+        return maintenance.overview(self._db, None if all_scopes else self._scope(scope))
 
     def feedback(self, memory_id: str, *, used: bool,
                  scope: str | None = None) -> edits.FeedbackResult:
         """Tell graphmem a recalled memory helped (`used`, an echo) or did not (a fizzle)."""
-        return edits.feedback(self.store, memory_id, used=used, scope=self._scope(scope),
+        return edits.feedback(self._db, memory_id, used=used, scope=self._scope(scope),
                               now=self.now())
 
     def update(self, memory_id: str, *, scope: str | None = None, text: str | None = None,
@@ -341,7 +347,7 @@ class GraphMem:
                metadata: dict[str, Any] | None = None) -> WriteReport:
         """Change a memory in place; a new text is re-embedded and the old one kept."""
         target = self._scope(scope)
-        return edits.update(self.store, memory_id, scope=target, now=self.now(),
+        return edits.update(self._db, memory_id, scope=target, now=self.now(),
                             current=lambda: self.get([memory_id], scope=target)[0],
                             write=lambda record: self._write_made([record], target),
                             text=text, kind=kind, importance=importance, tags=tags,
@@ -349,18 +355,18 @@ class GraphMem:
 
     def history(self, memory_id: str, *, scope: str | None = None) -> list[edits.HistoryEntry]:
         """A memory's supersession chain, newest first."""
-        return edits.history(self.store, memory_id, scope=self._scope(scope))
+        return edits.history(self._db, memory_id, scope=self._scope(scope))
 
     def add_link(self, a: str, b: str, *, weight: float = 0.5,
                  scope: str | None = None) -> edits.LinkResult:
         """Link two memories of one scope by hand (never pruned by sweep)."""
-        return edits.link(self.store, a, b, weight=weight, scope=self._scope(scope),
+        return edits.link(self._db, a, b, weight=weight, scope=self._scope(scope),
                           now=self.now())
 
     def forget(self, memory_id: str, *, hard: bool = False,
                scope: str | None = None) -> edits.ForgetResult:
         """Archive a memory (soft), or delete it leaving a text-free tombstone (hard)."""
-        return edits.forget(self.store, memory_id, scope=self._scope(scope), now=self.now(),
+        return edits.forget(self._db, memory_id, scope=self._scope(scope), now=self.now(),
                             by=self.settings.added_by, hard=hard)
 
     def drop_scope(self, scope: str) -> int:
@@ -371,7 +377,7 @@ class GraphMem:
         if not target:
             raise InputError("name the scope to drop", field="scope")
         self.flush()  # reinforcement still being written would deadlock with the delete
-        rows = self.store.autocommit("admin/delete_scope", scope=target)
+        rows = self._db.autocommit("admin/delete_scope", scope=target)
         return int(rows[0]["deleted"]) if rows else 0
 
     def _scope(self, scope: str | None) -> str:
@@ -383,7 +389,7 @@ class GraphMem:
         `max_tokens`), ready for an agent's system prompt."""
         if not 1 <= top <= 200 or not 50 <= max_tokens <= 100_000:
             raise InputError("top must be 1-200 and max-tokens 50-100000", field="top")
-        return context.build(self.store, valid_scope(scope) or self.settings.scope,
+        return context.build(self._db, self._scope(scope),
                              self.now(), top=top, max_tokens=max_tokens)
 
     def doctor(self) -> DoctorReport:
@@ -391,4 +397,4 @@ class GraphMem:
         embedder = EmbedderInfo(
             model=self.embedder.name, path=self.embedder.path, dimensions=self.embedder.dimensions
         )
-        return schema.doctor(self.store, embedder)
+        return schema.doctor(self._db, embedder)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from urllib.parse import urlparse
 
 from graphmem.graph.queries import cypher_dir, query
@@ -29,7 +30,7 @@ def style_command() -> str:
     return ":style " + re.sub(r"\s+", " ", style()).strip()
 
 
-def paste(name: str, params: dict[str, object]) -> str:
+def paste(name: str, params: Mapping[str, object]) -> str:
     """An exploration query with its `:param` lines, ready to paste into Browser."""
     body = "\n".join(line for line in query(name).splitlines() if not line.startswith("//"))
     lines = [f":param {k} => {json.dumps(v)}" for k, v in params.items()]

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from graphmem.errors import ConfigError, EnvironmentProblem
+from graphmem.errors import ConfigError, EnvironmentProblem, InputError
 from graphmem.openai_compat import post
 
 if TYPE_CHECKING:
@@ -67,6 +67,39 @@ def _load(path: str, device: str) -> SentenceTransformer:
         ) from e
 
 
+class Embeds(Protocol):
+    """What the write path needs of an embedder: unit vectors for texts."""
+
+    def embed(self, texts: Sequence[str],
+              advance: Callable[[int], None] | None = None) -> np.ndarray: ...
+
+
+class Given:
+    """Embeddings made elsewhere, looked up by text (a bulk load that has them already)."""
+
+    def __init__(self, vectors: Mapping[str, np.ndarray], dimensions: int) -> None:
+        self.vectors = vectors
+        self.dimensions = dimensions
+
+    def embed(self, texts: Sequence[str],
+              advance: Callable[[int], None] | None = None) -> np.ndarray:
+        """The given vectors of `texts`, as unit vectors; an InputError when one is missing
+        or of another size than the index's."""
+        missing = sum(t not in self.vectors for t in texts)
+        if missing:
+            raise InputError(f"no vector given for {missing} of {len(texts)} texts",
+                             field="vectors")
+        out = np.zeros((0, self.dimensions), dtype=np.float32) if not texts else \
+            np.stack([np.asarray(self.vectors[t], dtype=np.float32) for t in texts])
+        if out.shape[1] != self.dimensions:
+            raise InputError(f"vectors have {out.shape[1]} dimensions, the model "
+                             f"{self.dimensions}", field="vectors")
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        if advance:
+            advance(len(texts))
+        return out / np.where(norms == 0, 1, norms)
+
+
 class Embedder:
     """Turns texts into unit-length float32 vectors; loads the model on first use."""
 
@@ -92,7 +125,10 @@ class Embedder:
         model = self.model
         get = (getattr(model, "get_embedding_dimension", None)
                or model.get_sentence_embedding_dimension)
-        return int(get())
+        dims = get()
+        if dims is None:
+            raise ConfigError(f"the model {self.name} does not say its vector size")
+        return int(dims)
 
     def embed(self, texts: Sequence[str],
               advance: Callable[[int], None] | None = None) -> np.ndarray:

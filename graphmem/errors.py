@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class GraphmemError(Exception):
     """Base of every error graphmem raises on purpose; `exit_code` is what the CLI returns."""
@@ -70,3 +72,19 @@ class SchemaMismatch(EnvironmentProblem):
 
 class ServerError(EnvironmentProblem):
     """The local Neo4j server could not be assembled, started or stopped."""
+
+
+def invalid(e: ValidationError, *, source: str | None = None, line: int | None = None,
+            where: str | None = None, flags: bool = False) -> InputError:
+    """The one translation of a pydantic error into an InputError naming its first
+    problem: the field path (under `where`, or as a CLI flag with `flags`) and the reason."""
+    err = e.errors()[0]
+    path = ".".join(str(p) for p in err["loc"]) or None
+    if flags and path:
+        path = "--" + path.replace("_", "-").replace(".", "-")
+    if where:
+        path = f"{where}.{path}" if path else where
+    message = {"missing": "missing", "extra_forbidden": "unknown field"}.get(
+        err["type"], err["msg"])
+    return InputError(message.removeprefix("Value error, "), source=source, line=line,
+                      field=path)

@@ -266,6 +266,16 @@ class PathStep(BaseModel):
     weight: float
 
 
+class Link(BaseModel):
+    """One edge of the graph around some memories (`GraphMem.links`)."""
+
+    source: str  # a memory id
+    type: str  # ASSOCIATED, MENTIONS, ABOUT, IN_SESSION, NEXT, SUPERSEDES, CONSOLIDATED_FROM
+    target: str  # a memory id, an entity's name or a session id
+    target_label: Literal["Memory", "Entity", "Session"]
+    weight: float = 1.0
+
+
 class Hit(BaseModel):
     """One recalled memory, its score and the parts the score was made of.
 

@@ -78,10 +78,20 @@ def scope() -> str:
 
 
 @pytest.fixture
-def mem(schema_ready: Settings, embedder: Embedder, scope: str) -> Iterator[GraphMem]:
+def store(schema_ready: Settings) -> Iterator[Store]:
+    """A connection to the real server, for tests that look at the graph itself; `mem`
+    uses the same one."""
+    s = Store.connect(schema_ready)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def mem(schema_ready: Settings, embedder: Embedder, scope: str,
+        store: Store) -> Iterator[GraphMem]:
     """A GraphMem on the real server, in a fresh scope that is deleted after the test."""
     settings = schema_ready.model_copy(update={"scope": scope})
-    with GraphMem(settings, embedder=embedder) as m:
+    with GraphMem(settings, embedder=embedder, store=store) as m:
         yield m
         m.drop_scope(scope)
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from graphmem.api import GraphMem
 from graphmem.bench.reference import PlainReference
-from graphmem.read.retrieval import RecallOptions
+from graphmem.options import RecallOptions
 from graphmem.types import MemoryIn
 from graphmem.write import formats
 from graphmem.write.ingest import Timing
@@ -166,17 +166,10 @@ def turns_of(conversation: Conversation, path: Path) -> list[Numbered]:
     return collector.records
 
 
-def asker(mem: GraphMem, now: datetime) -> GraphMem:
-    """A GraphMem on `mem`'s connection pool and model whose clock reads `now`."""
-    other = GraphMem(mem.settings, embedder=mem.embedder, now=now)
-    other._store = mem.store  # same connection pool
-    return other
-
-
 Found = dict[int, list[tuple[float, float]]]  # category -> (recall@5, recall@10) per question
 
 
-def score(found: Found, question: dict, got: Sequence[str | None]) -> None:
+def score(found: Found, question: dict, got: Sequence[object]) -> None:
     """Add one question's evidence recall@5 and @10 for the ranked dia_ids `got`."""
     wanted = evidence(question)
     found.setdefault(question["category"], []).append(
@@ -209,14 +202,15 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             turns = _load(mem, turns_of(conv, path), scope)
             plain = PlainReference([t.record.text for t in turns], mem.embedder)
             dia_ids = [t.record.metadata.get("dia_id") for t in turns]
-            ask = asker(mem, conv.asked_at)
-            for q in conv.questions:
-                questions += 1
-                for name, settings in modes.items():
-                    hits = ask.recall(q["question"], scope=scope, top_k=10,
-                                      **settings).hits  # type: ignore[arg-type]
-                    score(found[name], q, [h.metadata.get("dia_id") for h in hits])
-                score(found[REFERENCE], q, [dia_ids[i] for i in plain.rank(q["question"], 10)])
+            with mem.at(conv.asked_at) as ask:
+                for q in conv.questions:
+                    questions += 1
+                    for name, settings in modes.items():
+                        hits = ask.recall(q["question"], scope=scope, top_k=10,
+                                          **settings).hits  # type: ignore[arg-type]
+                        score(found[name], q, [h.metadata.get("dia_id") for h in hits])
+                    score(found[REFERENCE], q,
+                          [dia_ids[i] for i in plain.rank(q["question"], 10)])
             if not keep:
                 mem.drop_scope(scope)
     return LocomoBench(cores=os.cpu_count() or 1, conversations=len(paths),
@@ -233,7 +227,7 @@ def _pct(values: Iterable[float]) -> float:
 def _load(mem: GraphMem, records: list[Numbered], scope: str) -> list[Numbered]:
     """Write a conversation's turns into `scope`, unless a kept earlier run left them there;
     the records either way."""
-    have = mem.store.read("admin/count_memories", scope=scope)[0]["memories"]
+    have = mem.count(scope=scope)
     if have != len(records):
         mem.write(records, mem.write_options(scope=scope))
     return records
@@ -262,7 +256,7 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
     questions = json.loads(formats.read_text(questions_path))
     scope = f"bench:multihop:{questions_path.stem}"
     ids = {(p["title"], p["text"]): f"mh-{i}" for i, p in enumerate(corpus)}
-    have = mem.store.read("admin/count_memories", scope=scope)[0]["memories"]
+    have = mem.count(scope=scope)
     if have != len(corpus):
         records = [Numbered(i + 1, MemoryIn(
             id=f"mh-{i}-{scope}", text=f"{p['title']}: {p['text']}", kind="semantic",

@@ -20,9 +20,8 @@ from pydantic import BaseModel
 from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
-from graphmem.bench.synthetic import LATENCY_MODES, GivenVectors, texts_and_vectors
+from graphmem.bench.synthetic import LATENCY_MODES, texts_and_vectors
 from graphmem.types import MemoryIn
-from graphmem.write.ingest import write as write_records
 from graphmem.write.records import Numbered
 
 #: The modes timed: the old default (hybrid + association) and today's default.
@@ -91,10 +90,10 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
             texts = [f"{samples[p]} (#{name}-{i})" for i, p in enumerate(picks)]
             records = [Numbered(i + 1, MemoryIn(id=f"m{i}", text=t, source="import"), "<bench>")
                        for i, t in enumerate(texts)]
-            write_records(mem.store, GivenVectors(dict(zip(texts, vecs, strict=True))),
-                          mem.extractor, records, mem.write_options(scope=name))
+            mem.write(records, mem.write_options(scope=name),
+                      vectors=dict(zip(texts, vecs, strict=True)))
             stored[name] = (texts, vecs)
-        mem.store.autocommit("admin/await_indexes", seconds=600)
+        mem.settle()
         build = time.perf_counter() - started
         time.sleep(settle)  # the server's background work after a bulk write
         tail = [n for n, s in zip(names, sized, strict=True) if s <= small]
@@ -105,7 +104,7 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
     finally:
         for name in names:
             mem.drop_scope(name)
-    return CrowdedBench(server=mem.store.features.version or "?", cores=os.cpu_count() or 1,
+    return CrowdedBench(server=mem.server.version or "?", cores=os.cpu_count() or 1,
                         memories=sum(sized), scope_count=len(sized),
                         queries=queries, rows=rows, build_seconds=round(build, 1))
 

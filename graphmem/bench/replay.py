@@ -26,15 +26,12 @@ from graphmem.api import GraphMem
 from graphmem.bench import (
     Found,
     ModeScores,
-    asker,
     conversations,
     evidence,
     mode_scores,
     score,
     turns_of,
 )
-from graphmem.bench.synthetic import GivenVectors
-from graphmem.write.ingest import write as write_records
 
 UNUSED = "second half, no use"
 REINFORCED = "second half after use: reinforcement"
@@ -73,28 +70,27 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Repla
             records = turns_of(conv, path)
             texts = [r.record.text for r in records]
             # Embedded once: the copies differ only in how they were used.
-            vectors = GivenVectors(dict(zip(texts, mem.embedder.embed(texts), strict=True)))
+            vectors = dict(zip(texts, mem.embedder.embed(texts), strict=True))
             middle = len(conv.questions) // 2
             first, second = conv.questions[:middle], conv.questions[middle:]
             halves[0] += len(first)
             halves[1] += len(second)
-            ask = asker(mem, conv.asked_at)
-            for copy, (used, fed_back, row) in COPIES.items():
-                scope = f"bench:replay:{conv.name}:{copy}"
-                mem.drop_scope(scope)
-                write_records(mem.store, vectors, mem.extractor, records,
-                              mem.write_options(scope=scope))
-                try:
-                    if used:
-                        _use(ask, scope, first, found[FIRST] if fed_back else None)
-                    for q in second:
-                        _ask(ask, scope, q, found[row])
-                    if fed_back or not used:  # the first half again, or with no use
-                        for q in first:
-                            _ask(ask, scope, q, found[AGAIN if used else FIRST_UNUSED])
-                finally:
-                    if not keep:
-                        mem.drop_scope(scope)
+            with mem.at(conv.asked_at) as ask:
+                for copy, (used, fed_back, row) in COPIES.items():
+                    scope = f"bench:replay:{conv.name}:{copy}"
+                    mem.drop_scope(scope)
+                    mem.write(records, mem.write_options(scope=scope), vectors=vectors)
+                    try:
+                        if used:
+                            _use(ask, scope, first, found[FIRST] if fed_back else None)
+                        for q in second:
+                            _ask(ask, scope, q, found[row])
+                        if fed_back or not used:  # the first half again, or with no use
+                            for q in first:
+                                _ask(ask, scope, q, found[AGAIN if used else FIRST_UNUSED])
+                    finally:
+                        if not keep:
+                            mem.drop_scope(scope)
     return ReplayBench(cores=os.cpu_count() or 1, conversations=n, first_half=halves[0],
                        second_half=halves[1],
                        rows=[mode_scores(row, found[row]) for row in ROWS],

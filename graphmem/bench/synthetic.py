@@ -21,7 +21,6 @@ from graphmem.bench import LOCOMO_MODES
 from graphmem.types import MemoryIn, RecallProfile
 from graphmem.write import formats
 from graphmem.write.ingest import Timing
-from graphmem.write.ingest import write as write_records
 from graphmem.write.records import Collector, Numbered
 
 
@@ -78,7 +77,7 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
             start = sum(len(v) for v in stored)
             stored += _grow(mem, scope, samples, vectors, start, size, rng, sigma)
             build += time.perf_counter() - started
-            mem.store.autocommit("admin/await_indexes", seconds=600)
+            mem.settle()
             time.sleep(settle)  # let the server's background work after a bulk write finish
             rows.append(_measure(mem, scope, asked, np.concatenate(stored), size))
     finally:
@@ -117,8 +116,7 @@ def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.n
         vecs = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
         memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
         out.append(vecs)
-        write_records(mem.store, GivenVectors(memo), mem.extractor, chunk,
-                      mem.write_options(scope=scope), timing=timing)
+        mem.write(chunk, mem.write_options(scope=scope), timing=timing, vectors=memo)
     return out
 
 
@@ -146,13 +144,12 @@ def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
     try:
         _grow(mem, scope, samples, vectors, 0, size, np.random.default_rng(11), sigma,
               created=lambda i: start + timedelta(days=365 * i / size))
-        mem.store.autocommit("admin/await_indexes", seconds=600)
+        mem.settle()
         build = time.perf_counter() - started
-        sweeper = GraphMem(mem.settings, embedder=mem.embedder, now=start + timedelta(days=730))
-        sweeper._store = mem.store  # same connection pool
-        dry = sweeper.sweep(scope=scope, dry_run=True)
-        real = sweeper.sweep(scope=scope)
-        again = sweeper.sweep(scope=scope)
+        with mem.at(start + timedelta(days=730)) as sweeper:
+            dry = sweeper.sweep(scope=scope, dry_run=True)
+            real = sweeper.sweep(scope=scope)
+            again = sweeper.sweep(scope=scope)
     finally:
         mem.drop_scope(scope)
     return SweepBench(cores=os.cpu_count() or 1, memories=size,
@@ -160,16 +157,6 @@ def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
                       ratio=round(real.seconds / max(dry.seconds, 1e-9), 2),
                       counts=real.counts, second_sweep_seconds=again.seconds,
                       build_seconds=round(build, 1))
-
-
-class GivenVectors:
-    """Hands the write path the vectors made for it, in place of the model."""
-
-    def __init__(self, memo: dict[str, np.ndarray]) -> None:
-        self.memo = memo
-
-    def embed(self, texts: Sequence[str], advance: object = None) -> np.ndarray:
-        return np.stack([self.memo[t] for t in texts])
 
 
 def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,

@@ -8,7 +8,7 @@ import logging
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -36,7 +36,6 @@ from graphmem.errors import InputError, NotFoundError
 from graphmem.types import RecallResult
 from graphmem.write import formats
 from graphmem.write.gates import shown
-from graphmem.write.records import Collector, parse_records
 
 app = typer.Typer(
     name="graphmem",
@@ -134,23 +133,22 @@ def remember(
 ) -> None:
     """Store memories: --text, one JSON object, or NDJSON on stdin or in a file. A batch is
     all or nothing; records the gates refuse are listed as rejected (exit 1)."""
-    collector = Collector(skip_invalid)
-    if text is not None:
-        if file is not None:
-            raise InputError("give either --text or a file, not both", field="--text")
-        collector.add({"text": text}, "--text", None)
-    else:
+    if text is not None and file is not None:
+        raise InputError("give either --text or a file, not both", field="--text")
+    flags: dict[str, Any] = {
+        "added_by": added_by, "kind": kind, "visibility": visibility, "session": session,
+        "signal_gate": not no_signal_gate, "allow_forgotten": allow_forgotten}
+    if text is None:
         if file is None or str(file) == "-":
             source, data = "<stdin>", sys.stdin.read()
         else:
             source, data = str(file), formats.read_text(file)
-        parse_records(data, source, collector=collector)
     with open_memory(scope, now) as mem:
-        opts = mem.write_options(added_by=added_by, kind=kind, visibility=visibility,
-                                 session=session, signal_gate=not no_signal_gate,
-                                 allow_forgotten=allow_forgotten)
-        report = mem.write(collector.records, opts, skipped=collector.skipped,
-                           progress=show_progress(len(collector.records)))
+        if text is not None:
+            report = mem.remember(text, source="--text", **flags)
+        else:
+            report = mem.remember_json(data, source=source, skip_invalid=skip_invalid,
+                                       progress=show_progress(0), **flags)
     finish_write(report, as_json)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory, say
@@ -187,8 +188,12 @@ def browse(
     params = {"id": memory_id} if memory_id else {"scope": settings.scope}
     out = {"url": browser.url(settings), "query": name, "params": params,
            "style": browser.style_command(), "paste": browser.paste(name, params)}
-    emit(out, as_json, lambda c: (c.print(out["url"]), c.print(out["style"], markup=False),
-                                  c.print(out["paste"], markup=False)))
+    def render(c: Console) -> None:
+        c.print(out["url"])
+        c.print(out["style"], markup=False)
+        c.print(out["paste"], markup=False)
+
+    emit(out, as_json, render)
 
 
 def _one_target(scope: str | None, all_scopes: bool) -> None:

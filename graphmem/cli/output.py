@@ -18,7 +18,7 @@ from rich.console import Console
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
 
-from graphmem.errors import GraphmemError, InputError
+from graphmem.errors import GraphmemError, InputError, invalid
 from graphmem.types import DATE_RANGE, WriteReport, as_utc
 from graphmem.write.gates import shown
 
@@ -95,10 +95,8 @@ def handled(fn: Callable[P, R]) -> Callable[P, R]:
             err().print(f"error: {e.one_line()}", markup=False, highlight=False)
             raise typer.Exit(e.exit_code) from None
         except ValidationError as e:  # options a command built from its flags
-            problem = e.errors()[0]
-            field = "--" + "-".join(str(p) for p in problem["loc"]).replace("_", "-")
-            message = problem["msg"].removeprefix("Value error, ")
-            err().print(f"error: {field}: {message}", markup=False, highlight=False)
+            bad = invalid(e, flags=True)
+            err().print(f"error: {bad.field}: {bad.reason}", markup=False, highlight=False)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None

@@ -38,12 +38,13 @@ def export_cmd(
     """Write a scope's memories as a pack: JSONL records that `graphmem import` (or
     `remember`) writes again, into this scope or another (to mount as a --layer)."""
     with open_memory(scope) as mem:
-        wanted = {"include_shadowed": include_shadowed, "include_archived": include_archived}
         if out is not None:
-            n = mem.export_pack(out, **wanted)
+            n = mem.export_pack(out, include_shadowed=include_shadowed,
+                                include_archived=include_archived)
         else:
             n = 0
-            for record in mem.export(**wanted):
+            for record in mem.export(include_shadowed=include_shadowed,
+                                     include_archived=include_archived):
                 sys.stdout.write(packs.to_line(record) + "\n")
                 n += 1
         scope_name = mem.settings.scope

@@ -28,6 +28,10 @@ from graphmem.errors import (
 from graphmem.graph.queries import query
 from graphmem.settings import Settings
 
+#: A transaction graphmem runs named queries in: a retried transaction function's, or the
+#: one explicit transaction a write batch holds open (`InputTransaction`).
+Tx = ManagedTransaction | neo4j.Transaction
+
 T = TypeVar("T")
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
@@ -310,7 +314,7 @@ class InputTransaction:
         self._close_session()
 
 
-def run(tx: ManagedTransaction | neo4j.Transaction, name: str, *, variant: str | None = None,
+def run(tx: Tx, name: str, *, variant: str | None = None,
         **params: Any) -> list[dict[str, Any]]:
     """Run a named query (in the server's `variant`, `Store.variant`) inside a transaction
     function and return its rows as dicts."""

@@ -103,7 +103,8 @@ def sweep(store: Store, *, embedder: Embedder, summarizer: Summarizer, write: Wr
     # shadowed, expired or archived in this sweep also goes cold, an archived one a stub.
     counts["shadowed"], shadowed = _run(store, "maintenance/shadow", **base)
     counts["expired"], expired = _run(store, "maintenance/expire", **base)
-    counts["archived"], archived = 0, []
+    archived: list[str] = []
+    counts["archived"] = 0
     if opts.archive_after_days is not None or opts.archive_below is not None:
         counts["archived"], archived = _run(store, "maintenance/archive", **base, decay=table,
                                             max_age_days=opts.archive_after_days,

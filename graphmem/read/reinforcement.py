@@ -20,8 +20,10 @@ from graphmem.graph.store import Store, run
 from graphmem.types import Hit
 
 if TYPE_CHECKING:
+    from neo4j import ManagedTransaction
+
     from graphmem.embed import Embedder
-    from graphmem.read.retrieval import RecallOptions
+    from graphmem.options import RecallOptions
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def plan(hits: list[Hit], *, scope: str, now: datetime, opts: RecallOptions,
 
 def write(store: Store, items: list[Reinforcement]) -> None:
     """Write `items` in one transaction, in the order the recalls happened."""
-    def work(tx: Any) -> None:
+    def work(tx: ManagedTransaction) -> None:
         for r in items:
             o = r.options
             run(tx, "recall/reinforce", scope=r.scope, hits=r.boosts, now=r.now,

@@ -29,23 +29,19 @@ import time
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
-
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.graph.model import HUB_LIMIT, KINDS, LINK_TAU_DAYS
+from graphmem.graph.model import KINDS
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.graph.store import Store
-from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve, cypher_params
+from graphmem.lifecycle.decay import cypher_params
+from graphmem.options import RecallOptions
 from graphmem.read import budgets, turns
 from graphmem.read.rows import to_hit
 from graphmem.types import QUERY, Hit, PathStep, RecallProfile, RecallResult, as_utc
 from graphmem.write.extract import Extractor
 from graphmem.write.gates import shown
 
-MAX_TOP_K = 1000
-MAX_HOPS = 2
-MODES = ("hybrid", "vector", "keyword", "exact")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ALNUM = re.compile(r"[^\W_]", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
@@ -58,107 +54,6 @@ STOP_WORDS = frozenset({
     "when", "where", "which", "why", "how", "did", "does", "do", "i", "you", "he", "she",
     "we", "me", "my", "your", "his", "her", "our", "has", "have", "had", "been"
 })
-
-
-class RecallOptions(BaseModel):
-    """How one recall runs; the defaults are graphmem's defaults."""
-
-    mode: str = "hybrid"
-    top_k: int = 10
-    hops: int = 2
-    alpha: float | None = Field(None, ge=0.0, le=1.0)
-    kinds: list[str] | None = None
-    filters: dict[str, list[Any]] = {}
-    include_shadowed: bool = False
-    include_archived: bool = False
-    case_sensitive: bool = False
-    layers: list[str] = []
-    #: Only memories written in [since, until) (their created_at), e.g. "last week".
-    since: datetime | None = None
-    until: datetime | None = None
-    #: Type budgets over the answer: semantic 40 %, episodic 25 %,
-    #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
-    diverse: bool = False
-    temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
-    #: Score factor of memories from mounted layers: at most 1, so a layer never outranks
-    #: the caller's own memories by fiat (it never decides what is reinforced either).
-    layer_factor: float = Field(0.8, gt=0.0, le=1.0)
-    rrf_k: int = Field(5, ge=1)
-    candidates: int = Field(50, ge=1, le=10_000)  # per list (vector, keyword) before fusion
-    seeds: int = 3
-    width: int = Field(30, ge=1)  # memories kept per hop of spreading activation
-    pool_factor: int = 3  # direct candidates that association may reorder: top_k x this
-    association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
-    hop_decay: float = 0.5
-    #: Context (hybrid rank fusion only): memories are also ranked as they read in their
-    #: conversation, with the turn before them (`recall/candidates`).
-    context: bool = True
-    #: Conversation order (`turns.lift`): a memory gains this share of its better
-    #: neighbour's score in its session; 0 turns it off.
-    turn_weight: float = Field(0.3, ge=0.0, le=1.0)
-    entity_weight: float = 1.0
-    #: What the query names (association): a memory mentioning an entity of the query
-    #: gains this x the entity's share / its degree; a memory about one (its title, a
-    #: turn's speaker) scores x (1 + subject_weight).
-    mention_weight: float = Field(1.0, ge=0.0)
-    subject_weight: float = Field(0.3, ge=0.0, le=1.0)
-    #: Feedback in the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
-    use_weight: float = Field(0.6, ge=0.0, le=1.0)
-    hub_limit: int = HUB_LIMIT
-    link_tau_days: float = LINK_TAU_DAYS
-    reinforce: bool = True
-    direct_boost: float = 0.1
-    associative_boost: float = 0.03
-    co_retrieval_step: float = 0.05
-    co_retrieval_initial: float = 0.1
-    co_retrieval_top: int = 3
-    promote_accesses: int = 10
-    promote_confidence: float = 0.7
-    decay: dict[str, Curve] = Field(default_factory=lambda: dict(DEFAULT_CURVES))
-
-    @field_validator("mode")
-    @classmethod
-    def _mode(cls, value: str) -> str:
-        if value not in MODES:
-            raise ValueError(f"unknown mode {shown(value)} (one of {', '.join(MODES)})")
-        return value
-
-    @field_validator("top_k")
-    @classmethod
-    def _top_k(cls, value: int) -> int:
-        if not 1 <= value <= MAX_TOP_K:
-            raise ValueError(f"top-k must be between 1 and {MAX_TOP_K}, got {value}")
-        return value
-
-    @field_validator("hops")
-    @classmethod
-    def _hops(cls, value: int) -> int:
-        if not 0 <= value <= MAX_HOPS:
-            raise ValueError(f"hops must be between 0 and {MAX_HOPS}, got {value}")
-        return value
-
-    @field_validator("kinds")
-    @classmethod
-    def _kinds(cls, value: list[str] | None) -> list[str] | None:
-        from graphmem.types import canonical_kind
-
-        return None if value is None else [canonical_kind(k) for k in value]
-
-    @field_validator("since", "until")
-    @classmethod
-    def _aware(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else as_utc(value)
-
-    @model_validator(mode="after")
-    def _period(self) -> RecallOptions:
-        if self.since and self.until and self.since >= self.until:
-            raise ValueError("since must be before until")
-        return self
-
-    def lifecycles(self) -> list[str]:
-        """The lifecycles this recall may return."""
-        return ["active"] + (["shadowed"] if self.include_shadowed else []) + (
-            ["archived"] if self.include_archived else [])
 
 
 def lucene_query(text: str, scopes: list[str] | None = None, field: str = "text") -> str | None:
@@ -208,7 +103,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     started = time.perf_counter()
     lap = _Laps(started)
     profile = RecallProfile()
-    common = {
+    common: dict[str, Any] = {
         "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
         "kinds": opts.kinds, "filters": _filters(opts.filters),
         "since": opts.since, "until": opts.until,

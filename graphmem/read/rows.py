@@ -30,7 +30,7 @@ def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = 
         retention=row["retention"],
         layer=row["layer"],
         activation=activation,
-        via=via,  # type: ignore[arg-type]
+        via=via,
         path=path or [],
         tier=memory.get("tier") or "hot",
         created_at=created.to_native() if hasattr(created, "to_native") else created,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.graph.schema import VECTOR_INDEX
-from graphmem.graph.store import run
+from graphmem.graph.store import Tx, run
 from graphmem.write.plan import Row, WriteOptions
 
 #: Vector-index neighbours fetched per new text when looking for a near duplicate.
@@ -45,7 +45,7 @@ class Confirmations:
         c["at"] = max(c["at"], row.props["created_at"])
 
 
-def decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations,
+def decide(tx: Tx, rows: list[Row], opts: WriteOptions, conf: Confirmations,
             variant: str | None) -> None:
     """Mark each row created, updated or confirmed (reads inside the write transaction;
     `variant` is the server's, `Store.variant`)."""
@@ -68,7 +68,7 @@ def decide(tx: Any, rows: list[Row], opts: WriteOptions, conf: Confirmations,
         found = run(tx, "ingest/near_duplicates", variant=variant, index=VECTOR_INDEX,
                     fetch=DEDUP_FETCH, scope=opts.scope, min_score=min_score,
                     rows=[{"i": r.index, "kind": r.props["kind"],
-                           "embedding": r.vector.tolist()} for r in need_vector])
+                           "embedding": r.embedded.tolist()} for r in need_vector])
         for hit in found:
             if hit["i"] not in near:  # rows come best first per i
                 near[hit["i"]] = hit["id"]
@@ -107,6 +107,6 @@ def near_in_batch(row: Row, fresh: list[Row], threshold: float) -> str | None:
     candidates = [f for f in fresh if f.props["kind"] == row.props["kind"]]
     if not candidates:
         return None
-    sims = np.stack([f.vector for f in candidates]) @ row.vector
+    sims = np.stack([f.embedded for f in candidates]) @ row.embedded
     best = int(np.argmax(sims))
     return candidates[best].id if sims[best] >= threshold else None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -148,7 +148,7 @@ _ALWAYS_COMMON = ({"i", "i'm", "i've", "i'd", "i'll", "ok", "okay"} | _HONORIFIC
 SUBJECT_KEYS = ("subject", "title", "speaker")
 
 
-def subject(metadata: dict[str, object]) -> EntityRef | None:
+def subject(metadata: Mapping[str, object]) -> EntityRef | None:
     """The entity a memory is about, from its metadata (`SUBJECT_KEYS`), keyed as a name
     so a query that names it matches; None when the metadata names none."""
     for key in SUBJECT_KEYS:

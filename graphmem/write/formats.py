@@ -39,6 +39,23 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 
 
+def collect(paths: Iterable[str | Path], fmt: str = "auto", split: str = "paragraph",
+            skip_invalid: bool = False) -> Collector:
+    """Read and validate every record of `paths` (files or folders) in format `fmt`;
+    an InputError for a bad flag, a bad record (unless `skip_invalid`) or no records."""
+    if split not in ("paragraph", "section"):
+        raise InputError("split must be 'paragraph' or 'section'", field="--split")
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {shown(fmt)} (one of {', '.join(FORMATS)})",
+                         field="--format")
+    collector = Collector(skip_invalid)
+    for path in expand(Path(p) for p in paths):
+        read(path, fmt, collector, split=split)  # type: ignore[arg-type]
+    if not collector.records and not collector.skipped:
+        raise InputError("no records found in the input")
+    return collector
+
+
 def expand(paths: Iterable[Path]) -> list[Path]:
     """The files to read: each file as given, and for a folder every file below it whose
     suffix names a format (JSON included), skipping hidden ones, in path order."""

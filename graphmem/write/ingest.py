@@ -26,12 +26,10 @@ from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from neo4j import ManagedTransaction, Transaction
-
-from graphmem.embed import Embedder
+from graphmem.embed import Embeds
 from graphmem.errors import InputError
 from graphmem.graph.schema import entity_prefix
-from graphmem.graph.store import InputTransaction, Store, run
+from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write.dedup import Confirmations, decide
@@ -66,7 +64,7 @@ class Timing:
         setattr(self, stage, getattr(self, stage) + time.perf_counter() - started)
 
 
-def write_batch(tx: Transaction | ManagedTransaction, rows: list[Row], opts: WriteOptions,
+def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
                 referrers: Sequence[Row] = (), *, variant: str | None = None
                 ) -> tuple[int, int]:
     """Decide, link and write one batch of embedded rows inside the input's transaction;
@@ -80,7 +78,7 @@ def write_batch(tx: Transaction | ManagedTransaction, rows: list[Row], opts: Wri
     written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
     for status, name in (("created", "ingest/create_memories"),
                          ("updated", "ingest/update_memories")):
-        chosen = [{**r.props, "embedding": r.vector.tolist()} for r in written
+        chosen = [{**r.props, "embedding": r.embedded.tolist()} for r in written
                   if r.status == status]
         if chosen:
             run(tx, name, rows=chosen)
@@ -126,7 +124,7 @@ def write_batch(tx: Transaction | ManagedTransaction, rows: list[Row], opts: Wri
     return len(entities), made
 
 
-def _embed_and_extract(embedder: Embedder, extractor: Extractor, rows: list[Row],
+def _embed_and_extract(embedder: Embeds, extractor: Extractor, rows: list[Row],
                        timing: Timing) -> None:
     started = time.perf_counter()
     vectors = embedder.embed([r.props["text"] for r in rows])
@@ -183,7 +181,7 @@ def _write_again(transactions: InputTransaction, write_all: Callable[[], None],
 
 def write(
     store: Store,
-    embedder: Embedder,
+    embedder: Embeds,
     extractor: Extractor,
     records: Sequence[Numbered],
     opts: WriteOptions,

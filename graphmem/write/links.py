@@ -8,14 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.graph.store import run
+from graphmem.graph.store import Tx, run
 from graphmem.write.plan import Row, WriteOptions
 
 #: Recent members of a session a new memory is compared with for synaptic tagging.
 SESSION_WINDOW = 1000
 
 
-def synaptic_links(tx: Any, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
+def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
     """ASSOCIATED (synaptic) rows: each written memory to its most similar memories of the
     same session, cosine ≥ threshold, at most `synaptic_max_links` of them."""
     by_session: dict[str, list[Row]] = defaultdict(list)
@@ -38,9 +38,9 @@ def synaptic_links(tx: Any, written: list[Row], opts: WriteOptions) -> list[dict
         if len(pool_ids) < 2:
             continue
         pool = np.vstack([np.asarray([m["embedding"] for m in others], dtype=np.float32)
-                          .reshape(-1, rows[0].vector.shape[0]),
-                          np.stack([r.vector for r in rows])])
-        sims = np.stack([r.vector for r in rows]) @ pool.T
+                          .reshape(-1, rows[0].embedded.shape[0]),
+                          np.stack([r.embedded for r in rows])])
+        sims = np.stack([r.embedded for r in rows]) @ pool.T
         for i, row in enumerate(rows):
             sims[i, len(others) + i] = -1.0  # not with itself
             order = np.argsort(-sims[i])[:opts.synaptic_max_links]

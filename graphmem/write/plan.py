@@ -6,37 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import numpy as np
 
 from graphmem.errors import InputError
-from graphmem.graph.model import VISIBILITIES
 from graphmem.graph.schema import scope_key
 from graphmem.graph.store import Store
-from graphmem.types import CONFIDENCE_BY_SOURCE, SESSION_NAME, WriteOutcome, canonical_kind
+from graphmem.options import WriteOptions
+from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome
 from graphmem.write.gates import secret_reason, shown, signal_reason
 from graphmem.write.records import Numbered, content_hash, generated_id, normalise
-
-
-@dataclass(frozen=True)
-class WriteOptions:
-    """How a batch is written: the command's defaults and the write path's thresholds."""
-
-    scope: str
-    now: datetime
-    added_by: str | None = None
-    kind: str | None = None
-    visibility: str | None = None
-    session: str | None = None
-    signal_gate: bool = True
-    batch_size: int = 500
-    dedup_threshold: float = 0.92
-    synaptic_threshold: float = 0.5
-    synaptic_max_links: int = 5
-    #: Write records whose id or text a hard forget removed (refused otherwise).
-    allow_forgotten: bool = False
 
 
 @dataclass
@@ -57,26 +37,12 @@ class Row:
     entities: list[dict[str, str]] = field(default_factory=list)
     subjects: list[dict[str, str]] = field(default_factory=list)  # what it is about
 
-
-def check_flags(*, added_by: str | None, session: str | None, kind: str | None,
-                visibility: str | None) -> str | None:
-    """Check what a write's caller gives for all its records (InputError naming the flag);
-    returns the kind by its canonical name."""
-    for name, value in (("--added-by", added_by), ("--session", session)):
-        if value is not None and (reason := secret_reason(value)):
-            raise InputError(f"refused: it {reason} (the value is not shown)", field=name)
-    if kind is not None:
-        try:
-            kind = canonical_kind(kind)
-        except ValueError as e:
-            raise InputError(str(e), field="kind") from None
-    if visibility is not None and visibility not in VISIBILITIES:
-        raise InputError(f"visibility must be one of {', '.join(VISIBILITIES)}",
-                         field="visibility")
-    if session is not None and not SESSION_NAME.fullmatch(session):
-        raise InputError("a session name is 1-200 characters without '#' or newlines",
-                         field="session")
-    return kind
+    @property
+    def embedded(self) -> np.ndarray:
+        """The row's vector: every row is embedded before it is compared or written."""
+        if self.vector is None:
+            raise RuntimeError(f"row {self.id} was not embedded")
+        return self.vector
 
 
 def session_id(scope: str, name: str) -> str:

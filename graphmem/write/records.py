@@ -7,13 +7,13 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem.errors import InputError
+from graphmem.errors import InputError, invalid
 from graphmem.types import MemoryIn
 from graphmem.write.gates import secret_reason
 
@@ -58,6 +58,16 @@ class Collector:
             self.fail(e)
             return
         self.records.append(Numbered(line, record, source, key, defaults or {}))
+
+    def extend(self, items: Iterable[str | MemoryIn | Mapping[str, Any]],
+               source: str = "<api>") -> None:
+        """Keep records given as values, numbered from 1: a text, a MemoryIn, or a mapping
+        to validate."""
+        for i, item in enumerate(items, start=1):
+            if isinstance(item, MemoryIn):
+                self.records.append(Numbered(i, item, source))
+            else:
+                self.add({"text": item} if isinstance(item, str) else item, source, i)
 
 
 def normalise(text: str) -> str:
@@ -119,15 +129,7 @@ def validate(obj: Any, source: str, line: int | None, *, where: str | None = Non
         if reason:
             raise InputError(f"rejected: {reason}", source=source, line=line,
                              field=where) from None
-        err = e.errors()[0]
-        path = ".".join(str(p) for p in err["loc"]) or None
-        if where:
-            path = f"{where}.{path}" if path else where
-        message = "missing" if err["type"] == "missing" else err["msg"]
-        if err["type"] == "extra_forbidden":
-            message = "unknown field"
-        raise InputError(message.removeprefix("Value error, "), source=source, line=line,
-                         field=path) from None
+        raise invalid(e, source=source, line=line, where=where) from None
 
 
 def parse_records(data: str, source: str = "<stdin>", *,

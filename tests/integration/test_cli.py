@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
 from graphmem.cli import app
+from graphmem.graph.store import Store
 
 
 @pytest.fixture
@@ -33,20 +34,21 @@ def test_remember_ndjson_then_recall_json(cli: CliRunner, mem: GraphMem) -> None
     assert [h["text"] for h in hits] == ["The cache layer is Redis"]
 
 
-def test_remember_text_with_kind_alias(cli: CliRunner, mem: GraphMem) -> None:
+def test_remember_text_with_kind_alias(cli: CliRunner, mem: GraphMem, store: Store) -> None:
     done = cli.invoke(app, ["remember", "--text", "Deploys need on-call approval",
                             "--kind", "rule", "--json"])
     assert done.exit_code == 0, done.stderr
     mid = json.loads(done.stdout)["outcomes"][0]["id"]
-    assert mem.store.read("admin/memory_by_id", id=mid)[0]["memory"]["kind"] == "heuristic"
+    assert store.read("admin/memory_by_id", id=mid)[0]["memory"]["kind"] == "heuristic"
 
 
-def test_bad_line_exits_1_with_one_line_and_writes_nothing(cli: CliRunner, mem: GraphMem) -> None:
+def test_bad_line_exits_1_with_one_line_and_writes_nothing(cli: CliRunner, mem: GraphMem,
+                                                           store: Store) -> None:
     done = cli.invoke(app, ["remember"], input='{"text": "fine memory"}\n{"txt": "typo"}\n')
     assert done.exit_code == 1
     assert done.stdout == ""
     assert done.stderr.strip() == "error: <stdin>:2: field 'text': missing"
-    assert mem.store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0
+    assert store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0
 
 
 def test_bad_now_is_a_user_error(cli: CliRunner) -> None:
@@ -88,7 +90,8 @@ def test_bad_scope_flag_is_a_user_error(cli: CliRunner) -> None:
     assert done.stderr.startswith("error: field '--scope': scope 'no spaces allowed'")
 
 
-def test_a_secret_is_rejected_with_exit_1_and_never_echoed(cli: CliRunner, mem: GraphMem) -> None:
+def test_a_secret_is_rejected_with_exit_1_and_never_echoed(cli: CliRunner, mem: GraphMem,
+                                                           store: Store) -> None:
     secret = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
     done = cli.invoke(app, ["remember", "--text", f"the slack bot uses {secret}", "--json"])
     assert done.exit_code == 1
@@ -96,7 +99,7 @@ def test_a_secret_is_rejected_with_exit_1_and_never_echoed(cli: CliRunner, mem: 
     assert outcome["status"] == "rejected"
     assert outcome["reason"] == "secret scanner: contains a Slack token"
     assert "xoxb" not in done.stdout + done.stderr
-    assert mem.store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0
+    assert store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0
 
 
 def test_skip_invalid_writes_the_rest_and_lists_what_it_skipped(cli: CliRunner,
@@ -220,7 +223,7 @@ def test_bench_locomo_prints_recall_per_mode(cli: CliRunner, tmp_path) -> None:
 
 
 def test_bench_replay_uses_copies_and_leaves_nothing(cli: CliRunner, tmp_path,
-                                                     mem) -> None:
+                                                     mem, store: Store) -> None:
     path = tmp_path / "conv-x.json"
     path.write_text(json.dumps(_conversation()), encoding="utf-8")
     done = cli.invoke(app, ["bench", "replay", str(path), "--json"])
@@ -233,9 +236,9 @@ def test_bench_replay_uses_copies_and_leaves_nothing(cli: CliRunner, tmp_path,
                           "first half, no use", "first half, as phase 1 asked it",
                           "first half, asked again"]
     assert all(r["recall_at_10"] == 100.0 for r in rows.values())  # four turns, top 10
-    left = mem.store.driver.execute_query(
+    left = store.driver.execute_query(
         "MATCH (m:Memory) WHERE m.scope STARTS WITH 'bench:replay:conv-x' RETURN count(m) AS n",
-        database_=mem.store.database).records[0]["n"]
+        database_=store.database).records[0]["n"]
     assert left == 0
 
 

@@ -27,19 +27,18 @@ T0 = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def count(mem: GraphMem, scope: str | None = None) -> int:
-    return mem.store.read("admin/count_memories",
-                          scope=scope or mem.settings.scope)[0]["memories"]
+    return mem.count(scope=scope)
 
 
-def everything(mem: GraphMem) -> list[str]:
+def everything(store: Store) -> list[str]:
     """Every string of the database: property names and values of every node and
     relationship (embeddings aside), labels and relationship types."""
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (n) RETURN labels(n) AS names, [k IN keys(n) WHERE k <> 'embedding' | "
         "[k, n[k]]] AS props "
         "UNION ALL MATCH ()-[r]->() RETURN [type(r)] AS names, "
         "[k IN keys(r) | [k, r[k]]] AS props",
-        database_=mem.store.database).records
+        database_=store.database).records
     out: list[str] = []
     for row in rows:
         out += row["names"]
@@ -49,8 +48,8 @@ def everything(mem: GraphMem) -> list[str]:
     return out
 
 
-def residue(mem: GraphMem, needle: str) -> int:
-    return sum(needle in s for s in everything(mem))
+def residue(store: Store, needle: str) -> int:
+    return sum(needle in s for s in everything(store))
 
 
 # 1. A batch is all or nothing, at any size.
@@ -89,7 +88,7 @@ def test_a_failure_in_a_late_batch_rolls_back_the_early_ones(
 # 2. Reinforcement and co-retrieval are decided by scope, never by a score factor.
 
 def test_a_layer_is_never_written_whatever_its_factor(mem: GraphMem, scope: str,
-                                                      hardening) -> None:
+                                                      hardening, store: Store) -> None:
     other = scope + "-layer"
     try:
         mem.remember([{"id": f"l{i}", "text": t} for i, t in enumerate([
@@ -101,10 +100,10 @@ def test_a_layer_is_never_written_whatever_its_factor(mem: GraphMem, scope: str,
         hits = mem.recall("where is staging?", layers=[other], layer_factor=1.0).hits
         assert {h.scope for h in hits} == {scope, other}
         mem.flush()
-        rows = mem.store.driver.execute_query(
+        rows = store.driver.execute_query(
             "MATCH (m:Memory {scope: $other}) OPTIONAL MATCH (m)-[r:ASSOCIATED]-() "
             "RETURN m.id AS id, m.access_count AS n, m.stability AS s, count(r) AS edges",
-            other=other, database_=mem.store.database).records
+            other=other, database_=store.database).records
         touched = [r for r in rows if r["n"] or r["s"] != 1.0 or r["edges"]]
         hardening.found["cross-scope writes"] += len(touched)
         assert touched == []
@@ -116,7 +115,7 @@ def test_a_layer_is_never_written_whatever_its_factor(mem: GraphMem, scope: str,
 # 3. Hard forget leaves no copy, and tombstones refuse resurrection.
 
 def test_hard_forget_removes_every_copy_and_refuses_reimport(mem: GraphMem, tmp_path: Path,
-                                                            hardening) -> None:
+                                                            hardening, store: Store) -> None:
     mem._now = T0
     secret_life = "Ximena Oyelaran told Priya Raman about the billing outage in confidence"
     mem.remember([{"id": f"e{i}", "text": t, "kind": "episodic"} for i, t in enumerate([
@@ -124,14 +123,14 @@ def test_hard_forget_removes_every_copy_and_refuses_reimport(mem: GraphMem, tmp_
         "Priya Raman asked for load tests before the billing cutover", secret_life])])
     mem._now = T0 + timedelta(days=30)
     assert mem.consolidate(options=SweepOptions(reflect=False)).created == 1
-    assert residue(mem, "Ximena") >= 3  # the memory, its summary, its entity
+    assert residue(store, "Ximena") >= 3  # the memory, its summary, its entity
     pack = tmp_path / "pack.jsonl"
     pack.write_text("".join(r.model_dump_json(exclude_none=True) + "\n"
                             for r in mem.export()))
 
     done = mem.forget("e2", hard=True)
     assert len(done.derived_deleted) == 1  # the summary that quoted it
-    left = residue(mem, "Ximena") + residue(mem, "in confidence")
+    left = residue(store, "Ximena") + residue(store, "in confidence")
     hardening.found["residue after hard forget"] += left
     assert left == 0
 
@@ -139,7 +138,7 @@ def test_hard_forget_removes_every_copy_and_refuses_reimport(mem: GraphMem, tmp_
     assert {o.id for o in again.outcomes if o.status in ("created", "updated")} == {"e0", "e1"}
     refused = [o for o in again.outcomes if o.status == "rejected"]
     assert len(refused) == 2 and all("forgotten for good" in o.reason for o in refused)
-    assert residue(mem, "Ximena") == 0
+    assert residue(store, "Ximena") == 0
     assert mem.remember(secret_life).rejected  # the text alone is refused too
     back = mem.import_pack(pack, allow_forgotten=True)
     assert "e2" in {o.id for o in back.outcomes if o.status == "created"}
@@ -154,7 +153,7 @@ SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 @pytest.mark.parametrize("where", ["id", "session", "added_by", "tags", "meta_key",
                                    "meta_list", "supersedes", "links"])
 def test_a_secret_anywhere_in_a_record_is_not_stored(mem: GraphMem, where: str,
-                                                     hardening) -> None:
+                                                     hardening, store: Store) -> None:
     record = {"text": "The release train leaves on Thursdays at noon"}
     value = {"tags": ["ops", SECRET], "meta_key": None, "meta_list": None}.get(where, SECRET)
     if where == "meta_key":
@@ -171,7 +170,7 @@ def test_a_secret_anywhere_in_a_record_is_not_stored(mem: GraphMem, where: str,
         assert SECRET not in report.model_dump_json()
     except InputError as e:
         assert SECRET not in str(e)
-    stored = residue(mem, SECRET)
+    stored = residue(store, SECRET)
     hardening.inputs += 1
     hardening.found["secrets stored"] += stored
     assert stored == 0
@@ -181,7 +180,7 @@ def test_a_secret_anywhere_in_a_record_is_not_stored(mem: GraphMem, where: str,
                                    ["--added-by", SECRET]])
 def test_a_secret_in_a_flag_is_refused_and_not_echoed(mem: GraphMem, flags: list[str],
                                                       monkeypatch: pytest.MonkeyPatch,
-                                                      hardening) -> None:
+                                                      hardening, store: Store) -> None:
     s = mem.settings
     monkeypatch.setenv("NEO4J_URI", s.neo4j_uri)
     monkeypatch.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
@@ -194,13 +193,13 @@ def test_a_secret_in_a_flag_is_refused_and_not_echoed(mem: GraphMem, flags: list
     for verb in (["get", SECRET], ["forget", SECRET], ["feedback", SECRET, "--used"]):
         out = CliRunner().invoke(app, verb)
         assert out.exit_code == 1 and SECRET not in out.stderr + out.stdout, verb
-    assert residue(mem, SECRET) == 0
+    assert residue(store, SECRET) == 0
 
 
 # 5. Concurrent first writes of the same text.
 
 def test_six_writers_of_the_same_new_file_all_succeed(mem: GraphMem, embedder,
-                                                      hardening) -> None:
+                                                      hardening, store: Store) -> None:
     texts = ["The pager rotation moves to the database team on Monday",
              "Invoices are generated on the first business day of the month",
              "The staging cluster is rebuilt from scratch every Sunday night",
@@ -229,9 +228,9 @@ def test_six_writers_of_the_same_new_file_all_succeed(mem: GraphMem, embedder,
     hardening.found["tracebacks"] += len(errors)
     assert errors == [] and len(results) == 6
     assert count(mem) == len(texts)
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (m:Memory {scope: $scope}) RETURN sum(m.confirmation_count) AS c",
-        scope=mem.settings.scope, database_=mem.store.database).records
+        scope=mem.settings.scope, database_=store.database).records
     assert rows[0]["c"] == len(texts) * 5  # five of six confirmed what the first created
     hardening.inputs += 6
 
@@ -333,7 +332,8 @@ def test_a_port_that_never_answers_fails_in_seconds(neo4j_settings: Settings) ->
 
 # 8. Tenancy side channels.
 
-def test_entity_weights_tell_nothing_of_other_scopes(mem: GraphMem, scope: str) -> None:
+def test_entity_weights_tell_nothing_of_other_scopes(mem: GraphMem, scope: str,
+                                                     store: Store) -> None:
     other = scope + "-c"
     ours = ["Zanzibar ferry tickets are booked for the twelfth",
             "The Zanzibar hotel confirmed our late arrival"]
@@ -348,9 +348,9 @@ def test_entity_weights_tell_nothing_of_other_scopes(mem: GraphMem, scope: str) 
         mem.remember([{"id": f"n{i}", "text": f"Private note {i} about Zanzibar spice prices",
                        "visibility": "private"} for i in range(6)], scope=other)
         assert weights() == before
-        keys = mem.store.driver.execute_query(
+        keys = store.driver.execute_query(
             "MATCH (e:Entity {ref: 'name:zanzibar'}) RETURN e.scope AS scope, "
-            "e.degree AS degree ORDER BY scope", database_=mem.store.database).records
+            "e.degree AS degree ORDER BY scope", database_=store.database).records
         assert [(k["scope"], k["degree"]) for k in keys] == [(scope, 2), (other, 6)]
     finally:
         mem.drop_scope(other)
@@ -373,11 +373,11 @@ def test_an_id_of_another_scope_is_not_visible(mem: GraphMem, scope: str) -> Non
         mem.drop_scope(other)
 
 
-def test_a_query_stuck_behind_a_lock_ends_in_seconds(mem: GraphMem) -> None:
+def test_a_query_stuck_behind_a_lock_ends_in_seconds(mem: GraphMem, store: Store) -> None:
     mem.remember({"id": "locked", "text": "A memory another writer holds for a long time"})
     settings = mem.settings.model_copy(update={"query_timeout": 1.0})
-    driver = mem.store.driver
-    with driver.session(database=mem.store.database) as holder:
+    driver = store.driver
+    with driver.session(database=store.database) as holder:
         tx = holder.begin_transaction()
         tx.run("MATCH (m:Memory {id: 'locked', scope: $scope}) SET m.probe = 1",
                scope=mem.settings.scope).consume()

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError, NotFoundError
+from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.settings import Settings
 
@@ -55,12 +56,13 @@ def tenants(schema_ready: Settings, embedder) -> Iterator[tuple[dict[str, str], 
     planted between them: every link kind, conversation order (NEXT), mentions of and
     subjects in another scope's entities, and a shared session name."""
     names = {s: f"tenancy:{uuid.uuid4().hex[:8]}:{s}" for s in SCOPES}
-    mem = GraphMem(schema_ready, embedder=embedder)
+    store = Store.connect(schema_ready)
+    mem = GraphMem(schema_ready, embedder=embedder, store=store)
     for s, scope in names.items():
         mem.remember([{"id": f"{s}{i}", "text": f"{text} ({s})", "session": "shared",
                        "visibility": "private" if i % 2 else "public"}
                       for i, text in enumerate(TOPICS)], scope=scope)
-    mem.store.driver.execute_query(
+    store.driver.execute_query(
         "UNWIND $pairs AS p MATCH (x:Memory {scope: p.xs, id: p.x}), "
         "(y:Memory {scope: p.ys, id: p.y}) "
         "CREATE (x)-[:ASSOCIATED {kind: p.kind, weight: 1.0, created_at: datetime(), "
@@ -69,35 +71,36 @@ def tenants(schema_ready: Settings, embedder) -> Iterator[tuple[dict[str, str], 
                for s in SCOPES for o in SCOPES if o != s
                for i, j, k in ((0, 1, "synaptic"), (2, 3, "co_retrieval"),
                                (4, 5, "manual"), (6, 7, "synaptic"))],
-        database_=mem.store.database)
-    mem.store.driver.execute_query(
+        database_=store.database)
+    store.driver.execute_query(
         "UNWIND $pairs AS p MATCH (x:Memory {scope: p.xs, id: p.x}), "
         "(y:Memory {scope: p.ys, id: p.y}) CREATE (x)-[:NEXT {session: 'planted'}]->(y)",
         pairs=[{"xs": names[s], "x": f"{s}{i}", "ys": names[o], "y": f"{o}{j}"}
                for s in SCOPES for o in SCOPES if o != s for i, j in ((0, 1), (3, 2))],
-        database_=mem.store.database)
+        database_=store.database)
     # Another scope's private memories mention, and are about, every entity of a scope:
     # what a query names, and the subjects it lifts, must not carry them across.
-    mem.store.driver.execute_query(
+    store.driver.execute_query(
         "UNWIND $pairs AS p MATCH (e:Entity {scope: p.es}), (y:Memory {scope: p.ys, id: p.y}) "
         "CREATE (y)-[:MENTIONS]->(e), (y)-[:ABOUT]->(e)",
         pairs=[{"es": names[s], "ys": names[o], "y": f"{o}{j}"}
                for s in SCOPES for o in SCOPES if o != s for j in (1, 3)],
-        database_=mem.store.database)
+        database_=store.database)
     yield names, mem
     mem.flush()
     for scope in names.values():
         mem.drop_scope(scope)
     mem.close()
+    store.close()
 
 
-def state(mem: GraphMem, scopes: list[str]) -> list[tuple]:
+def state(store: Store, scopes: list[str]) -> list[tuple]:
     """What a write into these scopes would change."""
-    return [tuple(r.values()) for r in mem.store.driver.execute_query(
+    return [tuple(r.values()) for r in store.driver.execute_query(
         "MATCH (m:Memory) WHERE m.scope IN $scopes "
         "RETURN m.scope, m.id, m.access_count, m.stability, m.importance, m.confidence, "
         "m.lifecycle, COUNT { (m)-[:ASSOCIATED]-() } ORDER BY m.scope, m.id",
-        scopes=scopes, database_=mem.store.database).records]
+        scopes=scopes, database_=store.database).records]
 
 
 @budget(60)
@@ -107,12 +110,12 @@ def state(mem: GraphMem, scopes: list[str]) -> list[tuple]:
        layer_factor=st.sampled_from([0.5, 0.8, 1.0]), reinforce=st.booleans())
 def test_recall_never_leaks_or_writes_across_scopes(tenants, caller, query, mode, hops,
                                                     layers, layer_factor, reinforce,
-                                                    hardening) -> None:
+                                                    hardening, store: Store) -> None:
     names, mem = tenants
     me = names[caller]
     mounted = [names[s] for s in layers if s != caller]
     others = [names[s] for s in SCOPES if s != caller]
-    before = state(mem, others)
+    before = state(store, others)
     hardening.inputs += 1
     hits = mem.recall(query, scope=me, mode=mode, hops=hops, layers=mounted,
                       layer_factor=layer_factor, reinforce=reinforce, top_k=20).hits
@@ -121,7 +124,7 @@ def test_recall_never_leaks_or_writes_across_scopes(tenants, caller, query, mode
     leaks += [h for h in hits if h.scope in mounted and h.id.endswith(("1", "3", "5", "7"))]
     hardening.found["leaks"] += len(leaks)
     assert leaks == []
-    changed = set(before) ^ set(state(mem, others))
+    changed = set(before) ^ set(state(store, others))
     hardening.found["cross-scope writes"] += len(changed)
     assert not changed
 
@@ -131,13 +134,13 @@ def test_recall_never_leaks_or_writes_across_scopes(tenants, caller, query, mode
        index=st.integers(0, len(TOPICS) - 1),
        verb=st.sampled_from(["get", "feedback", "update", "link", "history", "forget"]))
 def test_by_id_verbs_never_reach_another_scope(tenants, caller, target, index, verb,
-                                               hardening) -> None:
+                                               hardening, store: Store) -> None:
     names, mem = tenants
     if caller == target:
         return
     mid = f"{target}{index}"
     others = [names[s] for s in SCOPES if s != caller]
-    before = state(mem, others)
+    before = state(store, others)
     hardening.inputs += 1
     scope = names[caller]
     calls = {
@@ -153,7 +156,7 @@ def test_by_id_verbs_never_reach_another_scope(tenants, caller, target, index, v
         assert verb == "get" and found == []
     except NotFoundError as e:
         assert names[target] not in str(e)
-    leaked = set(before) ^ set(state(mem, others))
+    leaked = set(before) ^ set(state(store, others))
     hardening.found["cross-scope writes"] += len(leaked)
     assert not leaked
 
@@ -176,7 +179,7 @@ bad = st.sampled_from([
        poison=st.lists(bad, max_size=2), at=st.integers(0, 12))
 def test_a_generated_batch_with_any_invalid_record_writes_nothing(mem: GraphMem, batch,
                                                                   poison, at,
-                                                                  hardening) -> None:
+                                                                  hardening, store: Store) -> None:
     records = batch[:at] + poison + batch[at:]
     hardening.inputs += len(records)
     scope = f"gen:{uuid.uuid4().hex[:10]}"
@@ -186,7 +189,7 @@ def test_a_generated_batch_with_any_invalid_record_writes_nothing(mem: GraphMem,
         assert sum(report.counts.values()) == len(records)
     except InputError as e:
         assert poison and "\n" not in str(e)
-        written = mem.store.read("admin/count_memories", scope=scope)[0]["memories"]
+        written = mem.count(scope=scope)
         hardening.found["partial batches"] += int(written > 0)
         assert written == 0
     finally:
@@ -194,7 +197,7 @@ def test_a_generated_batch_with_any_invalid_record_writes_nothing(mem: GraphMem,
 
 
 def test_writers_readers_and_a_sweep_lose_nothing(mem: GraphMem, embedder,
-                                                  hardening) -> None:
+                                                  hardening, store: Store) -> None:
     """8 writers (each its own records, and all the same shared one), 4 readers and a
     sweep on one scope: exact counts, every recall's reinforcement written."""
     scope = mem.settings.scope
@@ -236,11 +239,11 @@ def test_writers_readers_and_a_sweep_lose_nothing(mem: GraphMem, embedder,
     hardening.inputs += 8 * (len(TOPICS) + 1) + len(TOPICS)
     hardening.found["tracebacks"] += len(failures)
     assert failures == [], [str(f) for f in failures]
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (m:Memory {scope: $scope}) RETURN count(m) AS n, "
         "sum(m.access_count) AS accesses, "
         "max(CASE WHEN m.text = $shared THEN m.confirmation_count END) AS confirmed",
-        scope=scope, shared=shared, database_=mem.store.database).records[0]
+        scope=scope, shared=shared, database_=store.database).records[0]
     lost = abs(rows["accesses"] - returned[0]) + abs(rows["confirmed"] - 7)
     hardening.found["lost updates"] += lost
     assert (rows["n"], rows["confirmed"]) == (8 * len(TOPICS) + 1, 7)
@@ -260,10 +263,8 @@ def test_sigterm_writes_pending_reinforcement(mem: GraphMem) -> None:
         import sys, time
         from graphmem.api import GraphMem
         from graphmem.cli import exit_on_sigterm
-        from graphmem.read.reinforcement import Reinforcer
         exit_on_sigterm()
-        mem = GraphMem()
-        mem._reinforcer = Reinforcer(mem.store, interval=3600)  # only an exit writes
+        mem = GraphMem(reinforce_every=3600)  # only an exit writes
         mem.recall("coffee machine descaling", scope=sys.argv[1], top_k=1)
         print("ready", flush=True)
         time.sleep(120)
@@ -274,8 +275,8 @@ def test_sigterm_writes_pending_reinforcement(mem: GraphMem) -> None:
     assert mem.get(["t1"])[0].access_count == 1
 
 
-def graph_of(mem: GraphMem, scope: str) -> dict[str, int]:
-    return mem.store.driver.execute_query(
+def graph_of(store: Store, scope: str) -> dict[str, int]:
+    return store.driver.execute_query(
         """CALL () {
              MATCH (m:Memory {scope: $scope})
              RETURN count(m) AS memories,
@@ -285,7 +286,7 @@ def graph_of(mem: GraphMem, scope: str) -> dict[str, int]:
            }
            RETURN memories, mentions, in_session, associated,
                   COUNT { MATCH (e:Entity {scope: $scope}) } AS entities""",
-        scope=scope, database_=mem.store.database).records[0].data()
+        scope=scope, database_=store.database).records[0].data()
 
 
 INGEST = """
@@ -315,7 +316,7 @@ def ingest_to_end(mem: GraphMem, paths: list[Path], scope: str) -> float:
 
 def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                                                               conversation: Path,
-                                                              hardening) -> None:
+                                                              hardening, store: Store) -> None:
     clean, killed = mem.settings.scope + "-clean", mem.settings.scope + "-killed"
     try:
         took = ingest_to_end(mem, [conversation], clean)
@@ -324,10 +325,10 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
             time.sleep(share * took)
             proc.kill()
             proc.wait(timeout=60)
-            partial = graph_of(mem, killed)["memories"]
-            assert partial in (0, graph_of(mem, clean)["memories"])
+            partial = graph_of(store, killed)["memories"]
+            assert partial in (0, graph_of(store, clean)["memories"])
         ingest_to_end(mem, [conversation], killed)
-        assert graph_of(mem, killed) == graph_of(mem, clean)
+        assert graph_of(store, killed) == graph_of(store, clean)
         hardening.inputs += 3
     finally:
         for s in (clean, killed):
@@ -338,7 +339,8 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                     reason="kills and restarts the local server: `.ci/run` runs it on its "
                     "own after the suite (GRAPHMEM_KILL_SERVER=1)")
 def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
-                                                               shared_data: Path) -> None:
+                                                               shared_data: Path,
+                                                               store: Store) -> None:
     from graphmem.graph.server import LocalServer
 
     server = LocalServer(mem.settings)
@@ -360,9 +362,9 @@ def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
             time.sleep(0.2)
         server.start()
         mem.close()  # the old pool's connections died with the server
-        assert graph_of(mem, killed)["memories"] == 0
+        assert graph_of(store, killed)["memories"] == 0
         ingest_to_end(mem, paths, killed)
-        assert graph_of(mem, killed) == graph_of(mem, clean)
+        assert graph_of(store, killed) == graph_of(store, clean)
     finally:
         if server.pid() is None:  # a failure above must not leave the run without a server
             server.start()

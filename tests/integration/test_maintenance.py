@@ -9,20 +9,21 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError, NotFoundError
+from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 QUIET = SweepOptions(consolidate=False, reflect=False)
 
 
-def props(mem: GraphMem, mid: str) -> dict:
-    return mem.store.read("admin/memory_by_id", id=mid)[0]["memory"]
+def props(store: Store, mid: str) -> dict:
+    return store.read("admin/memory_by_id", id=mid)[0]["memory"]
 
 
-def labels(mem: GraphMem, mid: str) -> list[str]:
-    return mem.store.driver.execute_query(
+def labels(store: Store, mid: str) -> list[str]:
+    return store.driver.execute_query(
         "MATCH (m:Memory {id: $id}) RETURN labels(m) AS l", id=mid,
-        database_=mem.store.database).records[0]["l"]
+        database_=store.database).records[0]["l"]
 
 
 def at(mem: GraphMem, days: float) -> GraphMem:
@@ -34,7 +35,7 @@ def ids(mem: GraphMem, query: str, **options) -> list[str]:
     return [h.id for h in mem.recall(query, reinforce=False, **options).hits]
 
 
-def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> None:
+def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str, store: Store) -> None:
     at(mem, 0).remember([
         {"id": "old", "text": "The API rate limit is 100 requests per minute"},
         {"id": "guarded", "text": "The audit log retention is one year",
@@ -50,7 +51,7 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> N
     ])
     dry = at(mem, 90).sweep(dry_run=True, options=QUIET)
     assert (dry.counts["shadowed"], dry.counts["expired"]) == (1, 1)
-    assert props(mem, "old")["lifecycle"] == "active"  # a dry run writes nothing
+    assert props(store, "old")["lifecycle"] == "active"  # a dry run writes nothing
 
     report = mem.sweep(options=QUIET)
     assert (report.counts["shadowed"], report.counts["expired"]) == (1, 1)
@@ -58,9 +59,9 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> N
     # sweep: the dry run counted that cascade too.
     assert (report.counts["cold"], report.counts["stub"]) == (2, 1)
     assert dry.counts == report.counts
-    assert props(mem, "old")["lifecycle"] == "shadowed"
-    assert props(mem, "promo")["lifecycle"] == "archived"
-    assert props(mem, "guarded")["lifecycle"] == "active"  # metadata.protected
+    assert props(store, "old")["lifecycle"] == "shadowed"
+    assert props(store, "promo")["lifecycle"] == "archived"
+    assert props(store, "guarded")["lifecycle"] == "active"  # metadata.protected
     assert set(mem.sweep(options=QUIET).counts.values()) == {0}  # a rerun has nothing left
     assert "old" not in ids(mem, "API rate limit", mode="keyword", hops=0)
     assert "old" in ids(mem, "API rate limit", mode="keyword", hops=0, include_shadowed=True)
@@ -68,7 +69,7 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str) -> N
 
 
 def test_archiving_by_age_or_retention_is_opt_in_and_spares_core_and_procedural(
-        mem: GraphMem) -> None:
+        mem: GraphMem, store: Store) -> None:
     at(mem, 0).remember([
         {"id": "old", "kind": "episodic", "text": "Lunch with the platform team at Noodle Bar"},
         {"id": "core", "kind": "core", "text": "I am the release assistant of the web team"},
@@ -82,9 +83,9 @@ def test_archiving_by_age_or_retention_is_opt_in_and_spares_core_and_procedural(
     dry = mem.sweep(dry_run=True, options=by_age)
     report = mem.sweep(options=by_age)
     assert report.counts["archived"] == 1 and dry.counts == report.counts
-    old = props(mem, "old")
+    old = props(store, "old")
     assert (old["lifecycle"], old["archive_reason"], old["tier"]) == ("archived", "age", "stub")
-    assert [props(mem, i)["lifecycle"] for i in ("core", "proc", "kept", "new")] == [
+    assert [props(store, i)["lifecycle"] for i in ("core", "proc", "kept", "new")] == [
         "active"] * 4
     assert "old" in ids(mem, "Noodle Bar", mode="exact", include_archived=True)
     assert "old" not in ids(mem, "Noodle Bar", mode="exact")
@@ -92,30 +93,30 @@ def test_archiving_by_age_or_retention_is_opt_in_and_spares_core_and_procedural(
     by_retention = SweepOptions(consolidate=False, reflect=False, archive_below=0.5)
     report = at(mem, 400).sweep(options=by_retention)
     assert report.counts["archived"] == 1  # "new", 100 days on; core never: it is exempt
-    assert props(mem, "new")["archive_reason"] == "retention"
+    assert props(store, "new")["archive_reason"] == "retention"
 
 
 def test_a_sweep_cut_short_is_finished_by_the_next_without_double_counting(
-        mem: GraphMem) -> None:
+        mem: GraphMem, store: Store) -> None:
     at(mem, 0).remember([{"id": f"n{i}", "text": f"Standup note {i}: the {w} is done"}
                          for i, w in enumerate(["parser", "linter", "bundler", "tracer"])])
     from graphmem.lifecycle.decay import cypher_params
     at(mem, 400)
     # The first transactions of a sweep's cooling step ran, then it was cut short.
-    mem.store.autocommit("maintenance/cool", scope=mem.settings.scope, now=mem.now(),
+    store.autocommit("maintenance/cool", scope=mem.settings.scope, now=mem.now(),
                          decay=cypher_params(mem.settings.decay_table()), cold_below=0.1,
                          dry_run=False, batch=1, leaving=[])
-    mem.store.driver.execute_query(
+    store.driver.execute_query(
         "MATCH (m:Memory {id: 'n3'}) SET m.tier = 'hot' "
         "WITH m CALL db.create.setNodeVectorProperty(m, 'embedding', [x IN range(1, 384) | 0.05])",
-        database_=mem.store.database)
+        database_=store.database)
     report = mem.sweep(options=QUIET)
     assert report.counts["cold"] == 1  # only what the cut-short run left
     assert report.counts["stub"] == 4
 
 
 def test_cold_memories_leave_the_vector_index_and_come_back_when_recalled(
-        mem: GraphMem) -> None:
+        mem: GraphMem, store: Store) -> None:
     at(mem, 0).remember([
         {"id": "ep", "text": "We moved the Grafana dashboards to the new Prometheus host"},
         {"id": "proc", "text": "To rotate the Grafana admin password use grafana-cli",
@@ -125,25 +126,25 @@ def test_cold_memories_leave_the_vector_index_and_come_back_when_recalled(
     ])
     report = at(mem, 400).sweep(options=QUIET)
     assert report.counts["cold"] == 1 and report.counts["stub"] == 1
-    ep = props(mem, "ep")
-    assert ep["tier"] == "stub" and mem.store.driver.execute_query(
+    ep = props(store, "ep")
+    assert ep["tier"] == "stub" and store.driver.execute_query(
         "MATCH (m:Memory {id: 'ep'}) RETURN m.embedding IS NULL AS gone",
-        database_=mem.store.database).records[0]["gone"]
+        database_=store.database).records[0]["gone"]
     assert ep["text"].startswith("We moved the Grafana") and ep["summary"]
-    assert {props(mem, m)["tier"] for m in ("proc", "who")} == {"hot"}  # floors
-    assert set(labels(mem, "ep")) == {"Memory", "Episodic", "Stub"}  # for Browser styling
+    assert {props(store, m)["tier"] for m in ("proc", "who")} == {"hot"}  # floors
+    assert set(labels(store, "ep")) == {"Memory", "Episodic", "Stub"}  # for Browser styling
 
     query = "Grafana dashboards Prometheus host"
     assert "ep" not in ids(mem, query, mode="vector", hops=0)
     assert "ep" in ids(mem, query, mode="keyword", hops=0)
     mem.recall(query, mode="keyword", hops=0)  # reinforcing recall: re-embedded, hot
     mem.flush()
-    assert props(mem, "ep")["tier"] == "hot"
-    assert set(labels(mem, "ep")) == {"Memory", "Episodic"}
+    assert props(store, "ep")["tier"] == "hot"
+    assert set(labels(store, "ep")) == {"Memory", "Episodic"}
     assert "ep" in ids(mem, query, mode="vector", hops=0)
 
 
-def test_dead_links_are_pruned_and_manual_ones_kept(mem: GraphMem) -> None:
+def test_dead_links_are_pruned_and_manual_ones_kept(mem: GraphMem, store: Store) -> None:
     at(mem, 0).remember([
         {"id": "a", "text": "Kafka brokers run on three nodes in eu-west-1", "session": "s1"},
         {"id": "b", "text": "Kafka brokers in eu-west-1 use three availability zones",
@@ -154,13 +155,14 @@ def test_dead_links_are_pruned_and_manual_ones_kept(mem: GraphMem) -> None:
     assert at(mem, 10).prune() == 0  # young links live
     report = at(mem, 2000).sweep(options=QUIET)
     assert report.counts["links_pruned"] >= 1
-    kinds = mem.store.driver.execute_query(
+    kinds = store.driver.execute_query(
         "MATCH (:Memory {id: 'a'})-[r:ASSOCIATED]-() RETURN collect(r.kind) AS k",
-        database_=mem.store.database).records[0]["k"]
+        database_=store.database).records[0]["k"]
     assert kinds == ["manual"]
 
 
-def test_consolidation_makes_one_semantic_memory_and_is_not_repeated(mem: GraphMem) -> None:
+def test_consolidation_makes_one_semantic_memory_and_is_not_repeated(mem: GraphMem,
+                                                                     store: Store) -> None:
     at(mem, 0).remember([
         {"id": f"e{i}", "text": text, "kind": "episodic"} for i, text in enumerate([
             "Priya Raman reviewed the billing migration plan today",
@@ -170,17 +172,17 @@ def test_consolidation_makes_one_semantic_memory_and_is_not_repeated(mem: GraphM
     options = SweepOptions(reflect=False)
     report = at(mem, 30).sweep(options=options)
     assert report.counts["consolidated"] == 1
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->(m:Memory) WHERE s.scope = $scope "
         "RETURN s.id AS s, s.kind AS kind, s.text AS text, collect(m.id) AS members",
-        scope=mem.settings.scope, database_=mem.store.database).records
+        scope=mem.settings.scope, database_=store.database).records
     assert len(rows) == 1 and rows[0]["kind"] == "semantic"
     assert sorted(rows[0]["members"]) == ["e0", "e1", "e2"]
     assert rows[0]["text"].startswith("Priya Raman: ")
     assert mem.sweep(options=options).counts["consolidated"] == 0
 
 
-def test_memories_sharing_a_tag_are_consolidated_too(mem: GraphMem) -> None:
+def test_memories_sharing_a_tag_are_consolidated_too(mem: GraphMem, store: Store) -> None:
     at(mem, 0).remember([
         {"id": f"t{i}", "text": text, "kind": "episodic", "tags": ["offsite"]}
         for i, text in enumerate(["booked the venue by the lake for the team trip",
@@ -188,10 +190,10 @@ def test_memories_sharing_a_tag_are_consolidated_too(mem: GraphMem) -> None:
                                   "sent the agenda with the hiking route to the group"])])
     done = at(mem, 30).consolidate(options=SweepOptions(reflect=False))
     assert done.created == 1
-    row = mem.store.driver.execute_query(
+    row = store.driver.execute_query(
         "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->(m) WHERE s.scope = $scope "
         "RETURN s.text AS text, s.`meta.consolidated_entity` AS key, count(m) AS n",
-        scope=mem.settings.scope, database_=mem.store.database).records[0]
+        scope=mem.settings.scope, database_=store.database).records[0]
     assert (row["key"], row["n"]) == ("tag:offsite", 3) and row["text"].startswith("offsite: ")
 
 
@@ -201,7 +203,7 @@ PRIYA = ["Priya Raman reviewed the billing migration plan today",
 
 
 def test_an_endpoint_writes_the_summary_and_a_failing_one_falls_back(
-        mem: GraphMem, chat_endpoint) -> None:
+        mem: GraphMem, chat_endpoint, store: Store) -> None:
     from graphmem.lifecycle.summarize import ChatSummarizer
 
     mem.summarizer = ChatSummarizer(chat_endpoint.url, "tiny-model")
@@ -211,10 +213,10 @@ def test_an_endpoint_writes_the_summary_and_a_failing_one_falls_back(
     done = at(mem, 30).consolidate(options=SweepOptions(reflect=False))
     assert (done.created, done.summarized_by, done.warnings) == (1, ["tiny-model"], [])
     assert all(t in chat_endpoint.requests[0][1]["messages"][-1]["content"] for t in PRIYA)
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->() WHERE s.scope = $scope "
         "RETURN DISTINCT s.text AS text, s.`meta.summarized_by` AS author",
-        scope=mem.settings.scope, database_=mem.store.database).records
+        scope=mem.settings.scope, database_=store.database).records
     assert [(r["text"], r["author"]) for r in rows] == [(chat_endpoint.reply, "tiny-model")]
 
     chat_endpoint.status = 503  # the endpoint breaks: the sweep goes on, extractively
@@ -225,14 +227,15 @@ def test_an_endpoint_writes_the_summary_and_a_failing_one_falls_back(
     assert report.counts["consolidated"] == 1
     assert report.warnings == [f"summary endpoint {chat_endpoint.url}/chat/completions "
                                "answered HTTP 503; extractive summaries used instead"]
-    texts = {r["text"] for r in mem.store.driver.execute_query(
+    texts = {r["text"] for r in store.driver.execute_query(
         "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->() WHERE s.scope = $scope "
         "RETURN DISTINCT s.text AS text", scope=mem.settings.scope,
-        database_=mem.store.database).records}
+        database_=store.database).records}
     assert any(t.startswith("Tomasz Wiśniewski: ") for t in texts)
 
 
-def test_a_covering_semantic_memory_is_confirmed_instead_of_duplicated(mem: GraphMem) -> None:
+def test_a_covering_semantic_memory_is_confirmed_instead_of_duplicated(mem: GraphMem,
+                                                                       store: Store) -> None:
     texts = ["Priya Raman reviewed the billing migration plan today",
              "Priya Raman asked for load tests before the billing cutover",
              "Priya Raman approved the billing migration after the load tests"]
@@ -243,7 +246,7 @@ def test_a_covering_semantic_memory_is_confirmed_instead_of_duplicated(mem: Grap
                   "text": summary("Priya Raman", texts).replace("·", ";")})
     report = at(mem, 30).sweep(options=SweepOptions(reflect=False))
     assert (report.counts["consolidated"], report.counts["consolidation_confirmed"]) == (0, 1)
-    assert props(mem, "known")["confirmation_count"] == 1
+    assert props(store, "known")["confirmation_count"] == 1
 
 
 def test_reflection_names_recurring_themes_once_enough_importance_accrued(
@@ -291,7 +294,8 @@ def test_update_keeps_the_old_version_in_the_chain(mem: GraphMem) -> None:
         mem.update("db")
 
 
-def test_forget_soft_keeps_hard_leaves_only_a_tombstone(mem: GraphMem, scope: str) -> None:
+def test_forget_soft_keeps_hard_leaves_only_a_tombstone(mem: GraphMem, scope: str,
+                                                        store: Store) -> None:
     at(mem, 0).remember([{"id": "soft", "text": "The office wifi password rotates monthly"},
                          {"id": "hard", "text": "Jamie's home address is on file with HR"}])
     mem.update("hard", text="Jamie's home address is on file with HR and payroll")
@@ -303,10 +307,10 @@ def test_forget_soft_keeps_hard_leaves_only_a_tombstone(mem: GraphMem, scope: st
 
     result = mem.forget("hard", hard=True)
     assert result.versions_deleted == 1
-    leftovers = mem.store.driver.execute_query(
+    leftovers = store.driver.execute_query(
         "MATCH (n) WHERE n.id STARTS WITH 'hard' AND (n:Memory OR n:Tombstone) "
         "AND n.scope = $scope RETURN labels(n) AS l, properties(n) AS p",
-        scope=scope, database_=mem.store.database).records
+        scope=scope, database_=store.database).records
     assert len(leftovers) == 1 and leftovers[0]["l"] == ["Tombstone"]
     assert not any("address" in str(v) for v in leftovers[0]["p"].values())
     with pytest.raises(NotFoundError, match="forgotten for good"):
@@ -377,14 +381,14 @@ def test_a_simulated_year(mem: GraphMem) -> None:
         assert hit.id == mid and hit.retention >= floor - 1e-9, (mid, hit.retention)
 
 
-def test_the_exploration_queries_run_and_find_what_they_name(mem: GraphMem) -> None:
+def test_the_exploration_queries_run_and_find_what_they_name(mem: GraphMem, store: Store) -> None:
     scope = mem.settings.scope
     at(mem, 0).remember([
         {"id": "p1", "text": "Zofia Nowak paired with me on the parser", "session": "s"},
         {"id": "p2", "text": "Zofia Nowak reviewed the parser tests", "session": "s"}])
     mem.add_link("p1", "p2", weight=0.9)
     at(mem, 3000).sweep(options=QUIET)
-    run = mem.store.read
+    run = store.read
     neighbours = run("explore/neighbourhood", id="p1")[0]
     assert neighbours["m"]["id"] == "p1" and neighbours["paths"]
     story = run("explore/session_story", session=f"{scope}#s")

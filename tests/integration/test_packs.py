@@ -11,6 +11,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.graph.store import Store
 from graphmem.lifecycle.packs import to_line
 
 T0 = datetime(2024, 3, 1, tzinfo=UTC)
@@ -37,7 +38,7 @@ def _export(mem: GraphMem, path: Path, **flags) -> list[dict]:
 
 
 def test_a_pack_round_trips_into_another_scope_and_mounts_as_a_layer(
-        mem: GraphMem, scope: str, tmp_path: Path) -> None:
+        mem: GraphMem, scope: str, tmp_path: Path, store: Store) -> None:
     _fill(mem)
     pack = tmp_path / "pack.jsonl"
     lines = _export(mem, pack)
@@ -61,9 +62,9 @@ def test_a_pack_round_trips_into_another_scope_and_mounts_as_a_layer(
         assert copies["shared/db2"].supersedes == ["shared/db"]
         assert copies["shared/promo"].visibility == "private"
         assert copies["shared/db"].created_at == T0
-        links = mem.store.driver.execute_query(
+        links = store.driver.execute_query(
             "MATCH (:Memory {id: 'shared/deploy'})-[r:ASSOCIATED {kind: 'manual'}]-"
-            "(o:Memory) RETURN o.id AS id, r.weight AS w", database_=mem.store.database)
+            "(o:Memory) RETURN o.id AS id, r.weight AS w", database_=store.database)
         assert [(r["id"], r["w"]) for r in links.records] == [("shared/db", 0.9)]
 
         # The same pack again: the same memories, updated in place.

@@ -6,6 +6,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.graph import queries
+from graphmem.graph.store import Store
 
 # Parameters of the right types for planning each query; EXPLAIN executes nothing.
 SAMPLE = {
@@ -19,14 +20,15 @@ CASES = [(n, None) for n in queries.all_names()] + [
 
 
 @pytest.mark.parametrize(("name", "variant"), CASES)
-def test_named_query_plans_on_the_server(mem: GraphMem, name: str, variant: str | None) -> None:
+def test_named_query_plans_on_the_server(mem: GraphMem, name: str, variant: str | None,
+                                         store: Store) -> None:
     text = queries.query(name, variant)
-    features = mem.store.features
+    features = store.features
     if variant == "search" and not features.vector_search_filters:
         pytest.skip(f"Neo4j {features.version} has no vector SEARCH with filters")
     if "CYPHER 25" in text and not features.cypher_25:
         pytest.skip(f"Neo4j {features.version} has no Cypher 25")
     params = {k: v for k, v in SAMPLE.items() if f"${k}" in text}
     # Auto-commit, as CALL … IN TRANSACTIONS needs.
-    with mem.store.driver.session(database=mem.store.database) as session:
+    with store.driver.session(database=store.database) as session:
         session.run("EXPLAIN " + text, params).consume()

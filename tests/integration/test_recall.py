@@ -68,9 +68,9 @@ def test_kind_and_metadata_filters(notes: GraphMem) -> None:
         notes.recall("x", filters={"bad key": ["1"]})
 
 
-def test_shadowed_and_archived_need_asking(notes: GraphMem) -> None:
-    notes.store.driver.execute_query("MATCH (m:Memory {id: 'pdf'}) SET m.lifecycle = 'shadowed'",
-                                     database_=notes.store.database)
+def test_shadowed_and_archived_need_asking(notes: GraphMem, store: Store) -> None:
+    store.driver.execute_query("MATCH (m:Memory {id: 'pdf'}) SET m.lifecycle = 'shadowed'",
+                                     database_=store.database)
     assert "pdf" not in ids(notes, "wkhtmltopdf", mode="keyword", hops=0)
     assert ids(notes, "wkhtmltopdf", mode="keyword", hops=0, include_shadowed=True) == ["pdf"]
 
@@ -198,7 +198,8 @@ def test_what_the_query_names_is_reached_and_its_subject_lifted(mem: GraphMem) -
             "association" for p in h.path] in ([], [(QUERY, "query", "name:rex")])
 
 
-def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope: str) -> None:
+def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope: str,
+                                                            store: Store) -> None:
     team = scope + "-team"
     try:
         mem.remember([{"id": "team-pub", "text": "The shared runbook says: rotate TLS yearly"},
@@ -208,10 +209,10 @@ def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope
                       "links": []})
         # A link into the other scope's private memory (written behind graphmem's back)
         # must not carry it across.
-        mem.store.driver.execute_query(
+        store.driver.execute_query(
             "MATCH (a:Memory {id: 'mine'}), (b:Memory {id: 'team-priv'}) "
             "CREATE (a)-[:ASSOCIATED {kind: 'manual', weight: 1.0, created_at: datetime()}]->(b)",
-            database_=mem.store.database)
+            database_=store.database)
         for mode in ("vector", "keyword", "hybrid", "exact"):
             alone = ids(mem, "runbook", mode=mode, hops=2)
             assert alone and set(alone) <= {"mine"}, mode
@@ -224,7 +225,7 @@ def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope
 
 
 def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
-        mem: GraphMem, scope: str) -> None:
+        mem: GraphMem, scope: str, store: Store) -> None:
     crowd = scope + "-crowd"
     try:
         mem.remember([{"id": f"crowd-{i}", "text": f"The lighthouse keeper logs storm {i}"}
@@ -240,25 +241,25 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
                 assert all(h.vector_rank is not None for h in hits), mode
         # The scope's next recall asks as deep as the last one needed, in one trip.
         reads: list[str] = []
-        read = mem.store.read
-        mem.store.read = lambda name, **p: reads.append(name) or read(name, **p)
+        read = store.read
+        store.read = lambda name, **p: reads.append(name) or read(name, **p)
         try:
             hits = mem.recall("storm logs", mode="vector", hops=0, candidates=10,
                               reinforce=False).hits
         finally:
-            del mem.store.read
+            del store.read
         assert reads == ["recall/candidates"] and len(hits) == 3
         # A filtered recall keeps its own depth: it cannot push unfiltered ones to a scan.
         core = mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
                           reinforce=False)
-        if mem.store.variant == "search":
+        if store.variant == "search":
             # Neo4j 2026 filters by kind inside the index: one trip, no depth to remember.
-            assert core.profile.round_trips == 1 and not mem.store.vector_depth
+            assert core.profile.round_trips == 1 and not store.vector_depth
             return
         # None of the index's first 10 passed: asking 10x deeper could not fill the list,
         # so the scope is scanned at once (2 round trips, not 3).
         assert core.profile.round_trips == 2
-        depths = {k[2]: d for k, d in mem.store.vector_depth.items() if k[0] == scope}
+        depths = {k[2]: d for k, d in store.vector_depth.items() if k[0] == scope}
         assert set(depths) == {(), ("core",)} and depths[("core",)][0] == 2  # scanned
     finally:
         mem.drop_scope(crowd)
@@ -315,9 +316,9 @@ def test_vector_recall_is_the_scopes_exact_cosine_ranking(crowded: GraphMem, opt
 
 
 def test_both_lines_query_paths_give_the_same_recall(
-        crowded: GraphMem, monkeypatch: pytest.MonkeyPatch) -> None:
-    if crowded.store.variant is None:
-        pytest.skip(f"Neo4j {crowded.store.features.version} has only the plain queries")
+        crowded: GraphMem, monkeypatch: pytest.MonkeyPatch, store: Store) -> None:
+    if store.variant is None:
+        pytest.skip(f"Neo4j {store.features.version} has only the plain queries")
     queries = ["is the ferry late", "what did the chess club win", "budget on Monday"]
     options = [{}, {"kinds": ["episodic"], "top_k": 5}, {"include_archived": True}]
     search = [crowded.recall(q, reinforce=False, **o) for q in queries for o in options]
@@ -342,7 +343,8 @@ def test_bad_recall_options_are_user_errors(mem: GraphMem, options: dict, messag
         mem.recall("anything", **options)
 
 
-def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem) -> None:
+def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem,
+                                                                store: Store) -> None:
     mem.remember([
         {"id": "incident", "text": "The March outage started when the billing cron job hung",
          "created_at": "2024-01-01T00:00:00Z"},
@@ -351,7 +353,7 @@ def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem) -
     ])
 
     def props(mid: str) -> dict:
-        return mem.store.read("admin/memory_by_id", id=mid)[0]["memory"]
+        return store.read("admin/memory_by_id", id=mid)[0]["memory"]
 
     mem._now = datetime(2024, 1, 31, tzinfo=UTC)  # 30 days later: spacing = 2
     mem.recall("billing cron outage", mode="keyword", hops=1)
@@ -364,9 +366,9 @@ def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem) -
     mem.recall("billing cron outage", mode="keyword", hops=1)  # no gap: spacing = 1
     mem.flush()
     assert props("incident")["stability"] == pytest.approx(1.2 + 0.1)
-    link = mem.store.driver.execute_query(
+    link = store.driver.execute_query(
         "MATCH (:Memory {id: 'incident'})-[r:ASSOCIATED]-(:Memory {id: 'fix'}) "
-        "RETURN r.weight AS w, r.count AS n", database_=mem.store.database)[0][0]
+        "RETURN r.weight AS w, r.count AS n", database_=store.database)[0][0]
     assert (link["w"], link["n"]) == (pytest.approx(0.9 + 2 * 0.05), 3)
 
     before = props("incident")
@@ -421,19 +423,19 @@ def test_heavy_use_of_one_topic_leaves_another_topics_answer_alone(mem: GraphMem
     assert ids(mem, query, reinforce=False)[:2] == before[:2]
 
 
-def test_memories_returned_together_get_a_co_retrieval_link(mem: GraphMem) -> None:
+def test_memories_returned_together_get_a_co_retrieval_link(mem: GraphMem, store: Store) -> None:
     mem.remember([{"id": "x", "text": "Kafka topic orders.v2 carries order events"},
                   {"id": "y", "text": "Kafka retention for orders.v2 is seven days"}])
     mem.recall("kafka orders", mode="keyword", hops=0)
     mem.flush()
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (:Memory {id: 'x'})-[r:ASSOCIATED]-(:Memory {id: 'y'}) RETURN r.kind AS k, "
-        "r.weight AS w", database_=mem.store.database)[0]
+        "r.weight AS w", database_=store.database)[0]
     assert [(r["k"], r["w"]) for r in rows] == [("co_retrieval", 0.1)]
 
 
 def test_reinforcement_is_written_on_close_and_concurrent_recalls_lose_nothing(
-        mem: GraphMem, embedder) -> None:
+        mem: GraphMem, embedder, store: Store) -> None:
     mem.remember({"id": "hot", "text": "The deploy freeze starts on December 20th"})
     others = [GraphMem(mem.settings, embedder=embedder) for _ in range(3)]
 
@@ -447,7 +449,7 @@ def test_reinforcement_is_written_on_close_and_concurrent_recalls_lose_nothing(
         t.start()
     for t in threads:
         t.join()
-    assert mem.store.read("admin/memory_by_id", id="hot")[0]["memory"]["access_count"] == 15
+    assert store.read("admin/memory_by_id", id="hot")[0]["memory"]["access_count"] == 15
 
 
 def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:

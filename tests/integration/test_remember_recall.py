@@ -8,6 +8,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.graph.store import Store
 from graphmem.write import records as rec
 
 DISTRACTORS = [
@@ -19,7 +20,7 @@ DISTRACTORS = [
 
 
 def count(mem: GraphMem) -> int:
-    return mem.store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"]
+    return mem.count()
 
 
 def test_recall_finds_by_meaning_not_shared_words(mem: GraphMem) -> None:
@@ -40,12 +41,12 @@ def test_remembering_the_same_id_updates_instead_of_duplicating(mem: GraphMem) -
     assert (hit.id, hit.text) == ("cfg-1", "Builds use Python 3.12")
 
 
-def test_stored_properties_follow_the_spec(mem: GraphMem) -> None:
+def test_stored_properties_follow_the_spec(mem: GraphMem, store: Store) -> None:
     when = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
     mem.remember({"id": "p-1", "text": "Maria owns the payments integration", "kind": "fact",
                   "source": "agent", "metadata": {"file": "pay.py"},
                   "created_at": when.isoformat()}, added_by="tester")
-    row = mem.store.read("admin/memory_by_id", id="p-1")[0]["memory"]
+    row = store.read("admin/memory_by_id", id="p-1")[0]["memory"]
     assert row["kind"] == "semantic"
     assert row["confidence"] == pytest.approx(0.6)
     assert row["importance"] == 0.5
@@ -70,7 +71,7 @@ def test_a_bad_ndjson_batch_writes_nothing(mem: GraphMem) -> None:
     assert count(mem) == 0
 
 
-def test_an_id_is_named_within_its_scope(mem: GraphMem, scope: str) -> None:
+def test_an_id_is_named_within_its_scope(mem: GraphMem, scope: str, store: Store) -> None:
     other = scope + "-other"
     try:
         mem.remember({"id": "shared-id", "text": "belongs to the other scope"}, scope=other)
@@ -78,7 +79,7 @@ def test_an_id_is_named_within_its_scope(mem: GraphMem, scope: str) -> None:
                              {"id": "shared-id", "text": "is this scope's own memory"}])
         assert done.counts == {"created": 2}
         texts = {m["memory"]["scope"]: m["memory"]["text"]
-                 for m in mem.store.read("admin/memory_by_id", id="shared-id")}
+                 for m in store.read("admin/memory_by_id", id="shared-id")}
         assert texts == {other: "belongs to the other scope",
                          scope: "is this scope's own memory"}
     finally:

@@ -8,11 +8,13 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.embed import Embedder, EmbeddingUnavailable, RemoteEmbedder, from_settings
+from graphmem.graph.store import Store
 from graphmem.settings import Settings
 
 
 def test_remember_and_recall_through_an_embeddings_endpoint(
-        schema_ready: Settings, embedder: Embedder, scope: str, chat_endpoint) -> None:
+        schema_ready: Settings, embedder: Embedder, scope: str, chat_endpoint,
+        store: Store) -> None:
     chat_endpoint.embed = lambda texts: (embedder.embed(texts) * 3.0).tolist()
     remote = RemoteEmbedder(chat_endpoint.url, "all-MiniLM-L6-v2", "sk-embed", batch_size=2)
     assert remote.dimensions == 384
@@ -28,10 +30,10 @@ def test_remember_and_recall_through_an_embeddings_endpoint(
             local = float(embedder.embed_query("where is staging hosted?")
                           @ embedder.embed(["The staging cluster runs in Frankfurt"])[0])
             assert hits[0].cosine == pytest.approx(local, abs=5e-3)  # batching moves it a bit
-            norm = mem.store.driver.execute_query(  # stored unit length, whatever was sent
+            norm = store.driver.execute_query(  # stored unit length, whatever was sent
                 "MATCH (m:Memory {id: 'r1'}) "
                 "RETURN sqrt(reduce(s = 0.0, x IN m.embedding | s + x * x)) AS n",
-                database_=mem.store.database).records[0]["n"]
+                database_=store.database).records[0]["n"]
             assert norm == pytest.approx(1.0, abs=1e-5)
         finally:
             mem.drop_scope(scope)

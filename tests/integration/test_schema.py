@@ -7,6 +7,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.errors import Neo4jUnavailable, SchemaMismatch
 from graphmem.graph import schema
+from graphmem.graph.store import Store
 
 
 def test_schema_installs_twice_and_every_index_is_online(mem: GraphMem) -> None:
@@ -25,18 +26,19 @@ def test_schema_installs_twice_and_every_index_is_online(mem: GraphMem) -> None:
         assert name in by_name, name
 
 
-def test_the_vector_index_filters_inside_itself_where_the_server_can(mem: GraphMem) -> None:
+def test_the_vector_index_filters_inside_itself_where_the_server_can(mem: GraphMem,
+                                                                     store: Store) -> None:
     def vector_index() -> schema.IndexInfo:
-        return {i.name: i for i in schema.indexes(mem.store)}[schema.VECTOR_INDEX]
+        return {i.name: i for i in schema.indexes(store)}[schema.VECTOR_INDEX]
 
-    if not mem.store.features.vector_search_filters:
+    if not store.features.vector_search_filters:
         assert vector_index().properties == ["embedding"]  # 5.26: neomodel's own
         return
     assert vector_index().properties == ["embedding", *schema.VECTOR_FILTERS]
     mem.remember(["The ferry leaves at nine from the north pier"])
     # A store whose index was made without filters (as neomodel makes it) gets them at init.
-    mem.store.autocommit("admin/drop_vector_index")
-    with mem.store.driver.session(database=mem.store.database) as session:
+    store.autocommit("admin/drop_vector_index")
+    with store.driver.session(database=store.database) as session:
         session.run("CREATE VECTOR INDEX vector_index_Memory_embedding FOR (m:Memory) "
                     "ON m.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384}}").consume()
     assert vector_index().properties == ["embedding"]
@@ -49,8 +51,8 @@ def test_the_vector_index_filters_inside_itself_where_the_server_can(mem: GraphM
     assert [h.id for h in mem.recall("when does the ferry leave", reinforce=False).hits]
 
 
-def test_a_vector_index_of_another_dimension_is_a_clear_error(mem: GraphMem) -> None:
-    found = schema.indexes(mem.store)
+def test_a_vector_index_of_another_dimension_is_a_clear_error(mem: GraphMem, store: Store) -> None:
+    found = schema.indexes(store)
     with pytest.raises(SchemaMismatch, match="holds 384-d vectors but the embedder makes 768-d"):
         schema.check_dimensions(found, 768)
 

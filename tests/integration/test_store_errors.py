@@ -8,13 +8,13 @@ import time
 
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, Neo4jBusy
-from graphmem.graph.store import translate_errors
+from graphmem.graph.store import Store, translate_errors
 
 
-def test_a_deadlock_becomes_a_one_line_environment_error(mem: GraphMem) -> None:
+def test_a_deadlock_becomes_a_one_line_environment_error(mem: GraphMem, store: Store) -> None:
     mem.remember([{"id": "lock-a", "text": "Lock order test memory A"},
                   {"id": "lock-b", "text": "Lock order test memory B"}])
-    driver, db = mem.store.driver, mem.store.database
+    driver, db = store.driver, store.database
     errors: list[GraphmemError] = []
     with driver.session(database=db) as s1, driver.session(database=db) as s2:
         t1, t2 = s1.begin_transaction(), s2.begin_transaction()

@@ -11,14 +11,15 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.graph.store import Store
 
 
-def chain(mem: GraphMem, scope: str | None = None) -> list[tuple[str, str, str]]:
-    return [(r["a"], r["b"], r["session"]) for r in mem.store.driver.execute_query(
+def chain(store: Store, scope: str) -> list[tuple[str, str, str]]:
+    return [(r["a"], r["b"], r["session"]) for r in store.driver.execute_query(
         "MATCH (a:Memory {scope: $scope})-[r:NEXT]->(b:Memory) "
         "RETURN a.`meta.turn_id` AS a, b.`meta.turn_id` AS b, r.session AS session "
-        "ORDER BY session, a", scope=scope or mem.settings.scope,
-        database_=mem.store.database).records]
+        "ORDER BY session, a", scope=scope,
+        database_=store.database).records]
 
 
 def transcript(tmp_path: Path, sessions: list[tuple[str, list[str]]]) -> Path:
@@ -45,7 +46,8 @@ OTHER = [
 ]
 
 
-def test_turns_are_chained_in_order_within_each_session(mem: GraphMem, tmp_path: Path) -> None:
+def test_turns_are_chained_in_order_within_each_session(mem: GraphMem, tmp_path: Path,
+                                                        store: Store) -> None:
     path = transcript(tmp_path, [("s1", MIGRATION[:4]), ("s2", OTHER)])
     mem.ingest([path])
     expected = [("s1-0", "s1-1", f"{mem.settings.scope}#s1"),
@@ -54,20 +56,21 @@ def test_turns_are_chained_in_order_within_each_session(mem: GraphMem, tmp_path:
                 ("s2-0", "s2-1", f"{mem.settings.scope}#s2"),
                 ("s2-1", "s2-2", f"{mem.settings.scope}#s2"),
                 ("s2-2", "s2-3", f"{mem.settings.scope}#s2")]
-    assert chain(mem) == expected
+    assert chain(store, mem.settings.scope) == expected
     mem.ingest([path])  # again: the same chain, no duplicate edge
-    assert chain(mem) == expected
+    assert chain(store, mem.settings.scope) == expected
 
 
-def test_a_locomo_conversation_keeps_its_order(mem: GraphMem, shared_data: Path) -> None:
+def test_a_locomo_conversation_keeps_its_order(mem: GraphMem, shared_data: Path,
+                                               store: Store) -> None:
     mem.ingest([shared_data / "locomo" / "conv-26.json"])
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (a:Memory {scope: $scope})-[:NEXT]->(b:Memory) "
         "RETURN count(*) AS n, sum(CASE WHEN b.`meta.turn` = a.`meta.turn` + 1 "
         "AND b.`meta.conversation` = a.`meta.conversation` THEN 1 ELSE 0 END) AS ordered, "
         "COUNT { MATCH (s:Session {scope: $scope}) } AS sessions, "
         "COUNT { MATCH (m:Memory {scope: $scope}) } AS turns",
-        scope=mem.settings.scope, database_=mem.store.database).records[0]
+        scope=mem.settings.scope, database_=store.database).records[0]
     assert rows["n"] == rows["ordered"] == rows["turns"] - rows["sessions"]
 
 
@@ -109,11 +112,11 @@ def test_a_turn_is_matched_together_with_the_turn_before_it(mem: GraphMem,
 
 
 def test_a_turns_context_follows_its_chain_and_keeps_no_private_or_forgotten_text(
-        mem: GraphMem) -> None:
+        mem: GraphMem, store: Store) -> None:
     def contexts() -> dict[str, str | None]:
-        return {r["id"]: r["context"] for r in mem.store.driver.execute_query(
+        return {r["id"]: r["context"] for r in store.driver.execute_query(
             "MATCH (m:Memory {scope: $scope}) RETURN m.id AS id, m.context AS context",
-            scope=mem.settings.scope, database_=mem.store.database).records}
+            scope=mem.settings.scope, database_=store.database).records}
 
     first, third = "alice: the first thing said today", "alice: the third thing said today"
     remark = "bob: a private remark in between"
@@ -133,7 +136,7 @@ def test_a_turns_context_follows_its_chain_and_keeps_no_private_or_forgotten_tex
 
 
 def test_no_turn_of_another_scope_comes_through(mem: GraphMem, scope: str,
-                                                tmp_path: Path) -> None:
+                                                tmp_path: Path, store: Store) -> None:
     other = scope + "-other"
     try:
         mem.ingest([transcript(tmp_path, [("s1", MIGRATION[:3])])])
@@ -141,10 +144,10 @@ def test_no_turn_of_another_scope_comes_through(mem: GraphMem, scope: str,
                       "visibility": "private"}, scope=other)
         mem.remember({"id": "public", "text": "bob: The Helsinki lead is on holiday."},
                      scope=other)
-        mem.store.driver.execute_query(  # hostile edges across scopes
+        store.driver.execute_query(  # hostile edges across scopes
             "MATCH (a:Memory {scope: $scope}), (b:Memory {scope: $other}) "
             "CREATE (a)-[:NEXT {session: 'x'}]->(b), (b)-[:NEXT {session: 'x'}]->(a)",
-            scope=scope, other=other, database_=mem.store.database)
+            scope=scope, other=other, database_=store.database)
         for layers in ([], [other]):
             hits = mem.recall("Who is leading the Helsinki migration?", layers=layers,
                               reinforce=False).hits
@@ -165,7 +168,8 @@ def test_no_turn_of_another_scope_comes_through(mem: GraphMem, scope: str,
     ([{"text": "alice: one thing to say here", "session": "s", "metadata": {"turn": -1}}],
      "field 'metadata.turn': a turn's position is a whole number"),
 ])
-def test_a_transcript_that_is_no_order_is_refused(mem: GraphMem, records, message) -> None:
+def test_a_transcript_that_is_no_order_is_refused(mem: GraphMem, records, message,
+                                                  store: Store) -> None:
     with pytest.raises(InputError, match=message):
         mem.remember(records)
-    assert mem.store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0
+    assert store.read("admin/count_memories", scope=mem.settings.scope)[0]["memories"] == 0

@@ -11,18 +11,19 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.graph.store import Store
 from graphmem.write import formats
 
 REDIS = "The payments service caches sessions in Redis"
 REDIS_PARAPHRASE = "The payments service caches its sessions in Redis."
 
 
-def memory(mem: GraphMem, mid: str) -> dict:
-    return mem.store.read("admin/memory_by_id", id=mid)[0]["memory"]
+def memory(store: Store, mid: str) -> dict:
+    return store.read("admin/memory_by_id", id=mid)[0]["memory"]
 
 
-def graph_counts(mem: GraphMem) -> dict[str, int]:
-    rows = mem.store.driver.execute_query(
+def graph_counts(store: Store, scope: str) -> dict[str, int]:
+    rows = store.driver.execute_query(
         """MATCH (m:Memory {scope: $scope})
            RETURN count(m) AS memories,
                   sum(COUNT { (m)-[:MENTIONS]->() }) AS mentions,
@@ -30,30 +31,30 @@ def graph_counts(mem: GraphMem) -> dict[str, int]:
                   sum(COUNT { (m)-[:ASSOCIATED]->() }) AS associated,
                   sum(COUNT { (m)-[:SUPERSEDES]->() }) AS supersedes,
                   COUNT { MATCH (s:Session {scope: $scope}) } AS sessions""",
-        scope=mem.settings.scope, database_=mem.store.database)[0]
+        scope=scope, database_=store.database)[0]
     return rows[0].data() if hasattr(rows[0], "data") else dict(rows[0])
 
 
-def test_confirmation_arithmetic(mem: GraphMem) -> None:
+def test_confirmation_arithmetic(mem: GraphMem, store: Store) -> None:
     first = mem.remember(REDIS, session="monday")
     mid = first.outcomes[0].id
     assert first.outcomes[0].status == "created"
-    assert memory(mem, mid)["confidence"] == pytest.approx(0.7)
+    assert memory(store, mid)["confidence"] == pytest.approx(0.7)
 
     again = mem.remember("the payments  service caches sessions in REDIS", session="tuesday")
     assert (again.outcomes[0].status, again.outcomes[0].id) == ("confirmed", mid)
-    assert memory(mem, mid)["confidence"] == pytest.approx(0.8)  # another session: +0.1
+    assert memory(store, mid)["confidence"] == pytest.approx(0.8)  # another session: +0.1
 
     near = mem.remember(REDIS_PARAPHRASE, session="tuesday")
     assert (near.outcomes[0].status, near.outcomes[0].id) == ("confirmed", mid)
-    m = memory(mem, mid)
+    m = memory(store, mid)
     assert m["confidence"] == pytest.approx(0.85)  # the same session again: +0.05
     assert m["confirmation_count"] == 2
     assert m["text"] == REDIS  # the memory keeps its own words
 
     for day in ("wednesday", "thursday", "friday"):
         mem.remember(REDIS, session=day)
-    assert memory(mem, mid)["confidence"] == pytest.approx(0.95)  # capped
+    assert memory(store, mid)["confidence"] == pytest.approx(0.95)  # capped
     sessions = mem.get([mid])[0].sessions
     assert sorted(sessions) == ["friday", "monday", "thursday", "tuesday", "wednesday"]
 
@@ -67,17 +68,17 @@ def test_a_near_copy_of_another_kind_or_a_different_fact_is_created(mem: GraphMe
     assert different.outcomes[0].status == "created"
 
 
-def test_duplicates_within_one_batch_confirm_the_first(mem: GraphMem) -> None:
+def test_duplicates_within_one_batch_confirm_the_first(mem: GraphMem, store: Store) -> None:
     report = mem.remember([REDIS, REDIS_PARAPHRASE, "Invoices are rendered with wkhtmltopdf"])
     assert [o.status for o in report.outcomes] == ["created", "confirmed", "created"]
     assert report.outcomes[0].id == report.outcomes[1].id
-    assert memory(mem, report.outcomes[0].id)["confirmation_count"] == 1
+    assert memory(store, report.outcomes[0].id)["confirmation_count"] == 1
 
 
-def test_no_session_confirms_at_the_same_session_rate(mem: GraphMem) -> None:
+def test_no_session_confirms_at_the_same_session_rate(mem: GraphMem, store: Store) -> None:
     mid = mem.remember(REDIS).outcomes[0].id
     mem.remember(REDIS)
-    assert memory(mem, mid)["confidence"] == pytest.approx(0.75)
+    assert memory(store, mid)["confidence"] == pytest.approx(0.75)
 
 
 def test_entities_are_linked_and_replaced_when_text_changes(mem: GraphMem) -> None:
@@ -88,29 +89,30 @@ def test_entities_are_linked_and_replaced_when_text_changes(mem: GraphMem) -> No
     assert set(mem.get(["e1"])[0].entities) == {"symbol:UserService", "env:REDIS_URL"}
 
 
-def test_synaptic_links_only_within_a_session(mem: GraphMem) -> None:
+def test_synaptic_links_only_within_a_session(mem: GraphMem, store: Store) -> None:
     mem.remember(["Maria set up the payments webhook in Stripe",
                   "The Stripe webhook for payments retries failed events"], session="one")
     mem.remember(["Stripe payment webhooks are configured by Maria"], session="two")
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         """MATCH (a:Memory {scope: $scope})-[r:ASSOCIATED {kind: 'synaptic'}]-(b:Memory)
            RETURN a.id AS a, b.id AS b, r.weight AS weight,
                   COUNT { (a)-[:IN_SESSION]->(:Session)<-[:IN_SESSION]-(b) } AS shared""",
-        scope=mem.settings.scope, database_=mem.store.database)[0]
+        scope=mem.settings.scope, database_=store.database)[0]
     assert rows, "two similar memories of one session must be linked"
     assert all(r["shared"] >= 1 for r in rows)
     assert all(0.5 <= r["weight"] <= 1.0 for r in rows)
 
 
-def test_supersession_sets_valid_until_and_keeps_the_chain(mem: GraphMem, scope: str) -> None:
+def test_supersession_sets_valid_until_and_keeps_the_chain(mem: GraphMem, scope: str,
+                                                           store: Store) -> None:
     now = datetime(2024, 1, 2, tzinfo=UTC)
     old = mem.remember({"id": "v1", "text": "Deploys go through the staging cluster first"})
     assert old.outcomes[0].status == "created"
     mem.remember({"id": "v2", "text": "Deploys go straight to production behind canaries",
                   "supersedes": "v1", "created_at": now.isoformat()})
-    assert memory(mem, "v1")["valid_until"].to_native() == now
+    assert memory(store, "v1")["valid_until"].to_native() == now
     assert mem.get(["v2"])[0].supersedes == ["v1"]
-    assert memory(mem, "v1")["text"] == "Deploys go through the staging cluster first"
+    assert memory(store, "v1")["text"] == "Deploys go through the staging cluster first"
 
     other = scope + "-other"
     try:
@@ -123,29 +125,29 @@ def test_supersession_sets_valid_until_and_keeps_the_chain(mem: GraphMem, scope:
         mem.drop_scope(other)
 
 
-def test_manual_links(mem: GraphMem) -> None:
+def test_manual_links(mem: GraphMem, store: Store) -> None:
     mem.remember({"id": "a1", "text": "The billing cron job runs at midnight UTC"})
     report = mem.remember({"id": "a2", "text": "Invoices are emailed after the billing job",
                            "links": [{"id": "a1", "weight": 0.9}]})
     assert report.outcomes[0].status == "created"
-    rows = mem.store.driver.execute_query(
+    rows = store.driver.execute_query(
         "MATCH (:Memory {id: 'a2'})-[r:ASSOCIATED]-(:Memory {id: 'a1'}) RETURN r.kind AS k, "
-        "r.weight AS w", database_=mem.store.database)[0]
+        "r.weight AS w", database_=store.database)[0]
     assert [(r["k"], r["w"]) for r in rows] == [("manual", 0.9)]
 
 
-def test_rejected_records_leave_no_trace(mem: GraphMem) -> None:
+def test_rejected_records_leave_no_trace(mem: GraphMem, store: Store) -> None:
     report = mem.remember(["ghp_0123456789abcdefghijABCDEFGHIJ012345 is the bot token",
                            "The release train leaves every second Tuesday"])
     assert [o.status for o in report.outcomes] == ["rejected", "created"]
-    found = mem.store.driver.execute_query(
+    found = store.driver.execute_query(
         "MATCH (m:Memory) WHERE m.text CONTAINS 'ghp_0123456789' RETURN count(m) AS n",
-        database_=mem.store.database)[0][0]["n"]
+        database_=store.database)[0][0]["n"]
     assert found == 0
 
 
 def test_ingesting_the_same_files_twice_leaves_the_same_graph(mem: GraphMem,
-                                                              tmp_path: Path) -> None:
+                                                              tmp_path: Path, store: Store) -> None:
     notes = tmp_path / "notes.md"
     notes.write_text("# Ops\n\nRedis caches sessions for the payments service.\n\n"
                      "## Deploy\n\nPush to main, wait for CI, then tag the release.\n",
@@ -161,16 +163,16 @@ def test_ingesting_the_same_files_twice_leaves_the_same_graph(mem: GraphMem,
                        '{"id": "f2", "text": "Staging runs on a single node", '
                        '"supersedes": null}\n', encoding="utf-8")
     first = mem.ingest([notes, chat, records])
-    counts = graph_counts(mem)
+    counts = graph_counts(store, mem.settings.scope)
     second = mem.ingest([notes, chat, records])
-    assert graph_counts(mem) == counts
+    assert graph_counts(store, mem.settings.scope) == counts
     assert first.counts == {"created": 7}
     assert second.counts == {"updated": 6, "confirmed": 1}  # the id-less fact confirms
     assert counts["in_session"] == 3 and counts["sessions"] == 1
 
 
 def test_a_locomo_conversation_ingests_with_dia_ids_and_session_dates(
-        mem: GraphMem, shared_data: Path) -> None:
+        mem: GraphMem, shared_data: Path, store: Store) -> None:
     path = sorted((shared_data / "locomo").glob("conv-*.json"))[0]
     conversation = json.loads(path.read_text(encoding="utf-8"))
     report = mem.ingest([path])
@@ -184,9 +186,9 @@ def test_a_locomo_conversation_ingests_with_dia_ids_and_session_dates(
         assert len(found) == 1, dia_id
         assert found[0].created_at == date
         assert found[0].metadata["dia_id"] == dia_id
-    sessions = mem.store.driver.execute_query(
+    sessions = store.driver.execute_query(
         "MATCH (s:Session {scope: $scope}) RETURN s.name AS name, s.started_at AS at",
-        scope=mem.settings.scope, database_=mem.store.database)[0]
+        scope=mem.settings.scope, database_=store.database)[0]
     assert len(sessions) == len(formats.locomo_sessions(conversation))
     first = next(s for s in sessions if s["name"].endswith("/session_1"))
     assert first["at"].to_native() == turns["D1:1"]
@@ -194,7 +196,8 @@ def test_a_locomo_conversation_ingests_with_dia_ids_and_session_dates(
 
 
 def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   store: Store) -> None:
     from graphmem.write import ingest
 
     monkeypatch.setattr(ingest, "EMBED_WINDOW", 4)  # two batches of two per window
@@ -214,8 +217,8 @@ def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
         "created"] * 2
     assert report.outcomes[6].id == report.outcomes[1].id
     assert mem.get(["first"])[0].supersedes == ["last"]
-    assert memory(mem, "last")["valid_until"] is not None
-    linked = mem.store.driver.execute_query(
+    assert memory(store, "last")["valid_until"] is not None
+    linked = store.driver.execute_query(
         "MATCH (:Memory {id: 'third'})-[r:ASSOCIATED {kind: 'manual'}]-(:Memory {id: 'eighth'}) "
-        "RETURN count(r) AS n", database_=mem.store.database)[0][0]["n"]
+        "RETURN count(r) AS n", database_=store.database)[0][0]["n"]
     assert linked == 1

@@ -1,0 +1,193 @@
+"""The options of the two paths, validated at the boundary: `RecallOptions` (how a
+recall runs) and `WriteOptions` (how a batch is written). `parse` turns what a caller
+gives into one of them, or into one InputError naming the field."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from graphmem.errors import invalid
+from graphmem.graph.model import HUB_LIMIT, LINK_TAU_DAYS, VISIBILITIES
+from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
+from graphmem.settings import check_scope
+from graphmem.types import SESSION_NAME, as_utc, canonical_kind
+from graphmem.write.gates import secret_reason, shown
+
+MAX_TOP_K = 1000
+MAX_HOPS = 2
+MODES = ("hybrid", "vector", "keyword", "exact")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse(model: type[M], values: dict[str, Any]) -> M:
+    """`values` as a `model`, or the InputError naming the first field that is wrong."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as e:
+        raise invalid(e) from None
+
+
+class RecallOptions(BaseModel):
+    """How one recall runs; the defaults are graphmem's defaults."""
+
+    mode: str = "hybrid"
+    top_k: int = 10
+    hops: int = 2
+    alpha: float | None = Field(None, ge=0.0, le=1.0)
+    kinds: list[str] | None = None
+    filters: dict[str, list[Any]] = {}
+    include_shadowed: bool = False
+    include_archived: bool = False
+    case_sensitive: bool = False
+    layers: list[str] = []
+    #: Only memories written in [since, until) (their created_at), e.g. "last week".
+    since: datetime | None = None
+    until: datetime | None = None
+    #: Type budgets over the answer: semantic 40 %, episodic 25 %,
+    #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
+    diverse: bool = False
+    temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
+    #: Score factor of memories from mounted layers: at most 1, so a layer never outranks
+    #: the caller's own memories by fiat (it never decides what is reinforced either).
+    layer_factor: float = Field(0.8, gt=0.0, le=1.0)
+    rrf_k: int = Field(5, ge=1)
+    candidates: int = Field(50, ge=1, le=10_000)  # per list (vector, keyword) before fusion
+    seeds: int = 3
+    width: int = Field(30, ge=1)  # memories kept per hop of spreading activation
+    pool_factor: int = 3  # direct candidates that association may reorder: top_k x this
+    association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
+    hop_decay: float = 0.5
+    #: Context (hybrid rank fusion only): memories are also ranked as they read in their
+    #: conversation, with the turn before them (`recall/candidates`).
+    context: bool = True
+    #: Conversation order (`turns.lift`): a memory gains this share of its better
+    #: neighbour's score in its session; 0 turns it off.
+    turn_weight: float = Field(0.3, ge=0.0, le=1.0)
+    entity_weight: float = 1.0
+    #: What the query names (association): a memory mentioning an entity of the query
+    #: gains this x the entity's share / its degree; a memory about one (its title, a
+    #: turn's speaker) scores x (1 + subject_weight).
+    mention_weight: float = Field(1.0, ge=0.0)
+    subject_weight: float = Field(0.3, ge=0.0, le=1.0)
+    #: Feedback in the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
+    use_weight: float = Field(0.6, ge=0.0, le=1.0)
+    hub_limit: int = HUB_LIMIT
+    link_tau_days: float = LINK_TAU_DAYS
+    reinforce: bool = True
+    direct_boost: float = 0.1
+    associative_boost: float = 0.03
+    co_retrieval_step: float = 0.05
+    co_retrieval_initial: float = 0.1
+    co_retrieval_top: int = 3
+    promote_accesses: int = 10
+    promote_confidence: float = 0.7
+    decay: dict[str, Curve] = Field(default_factory=lambda: dict(DEFAULT_CURVES))
+
+    @field_validator("mode")
+    @classmethod
+    def _mode(cls, value: str) -> str:
+        if value not in MODES:
+            raise ValueError(f"unknown mode {shown(value)} (one of {', '.join(MODES)})")
+        return value
+
+    @field_validator("top_k")
+    @classmethod
+    def _top_k(cls, value: int) -> int:
+        if not 1 <= value <= MAX_TOP_K:
+            raise ValueError(f"top-k must be between 1 and {MAX_TOP_K}, got {value}")
+        return value
+
+    @field_validator("hops")
+    @classmethod
+    def _hops(cls, value: int) -> int:
+        if not 0 <= value <= MAX_HOPS:
+            raise ValueError(f"hops must be between 0 and {MAX_HOPS}, got {value}")
+        return value
+
+    @field_validator("kinds")
+    @classmethod
+    def _kinds(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else [canonical_kind(k) for k in value]
+
+    @field_validator("layers")
+    @classmethod
+    def _layers(cls, value: list[str]) -> list[str]:
+        return [check_scope(layer) for layer in value]
+
+    @field_validator("since", "until")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+    @model_validator(mode="after")
+    def _period(self) -> RecallOptions:
+        if self.since and self.until and self.since >= self.until:
+            raise ValueError("since must be before until")
+        return self
+
+    def lifecycles(self) -> list[str]:
+        """The lifecycles this recall may return."""
+        return ["active"] + (["shadowed"] if self.include_shadowed else []) + (
+            ["archived"] if self.include_archived else [])
+
+
+
+class WriteOptions(BaseModel):
+    """How a batch is written: the caller's defaults for records that name none, the gates,
+    and the write path's thresholds (from settings)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    scope: str
+    now: datetime
+    added_by: str | None = None
+    kind: str | None = None
+    visibility: str | None = None
+    session: str | None = None
+    signal_gate: bool = True
+    #: Write records whose id or text a hard forget removed (refused otherwise).
+    allow_forgotten: bool = False
+    batch_size: int = Field(500, ge=1)
+    dedup_threshold: float = Field(0.92, gt=0.0, le=1.0)
+    synaptic_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    synaptic_max_links: int = Field(5, ge=0)
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, value: str) -> str:
+        return check_scope(value)
+
+    @field_validator("now")
+    @classmethod
+    def _now(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+    @field_validator("added_by", "session")
+    @classmethod
+    def _no_secret(cls, value: str | None) -> str | None:
+        if value is not None and (reason := secret_reason(value)):
+            raise ValueError(f"refused: it {reason} (the value is not shown)")
+        return value
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str | None) -> str | None:
+        return None if value is None else canonical_kind(value)
+
+    @field_validator("visibility")
+    @classmethod
+    def _visibility(cls, value: str | None) -> str | None:
+        if value is not None and value not in VISIBILITIES:
+            raise ValueError(f"visibility must be one of {', '.join(VISIBILITIES)}")
+        return value
+
+    @field_validator("session")
+    @classmethod
+    def _session(cls, value: str | None) -> str | None:
+        if value is not None and not SESSION_NAME.fullmatch(value):
+            raise ValueError("a session name is 1-200 characters without '#' or newlines")
+        return value
