@@ -86,11 +86,11 @@ class GraphMem:
             self._store = Store.connect(self.settings)
         return self._store
 
-    def at(self, now: datetime) -> GraphMem:
+    def at(self, now: datetime | None = None, *, embedder: Embedder | None = None) -> GraphMem:
         """The same memory on the same connection, with its clock fixed at `now` (to run
-        maintenance or recall as of another day). Close it before this one."""
-        return GraphMem(self.settings, embedder=self.embedder, now=now,
-                        summarizer=self.summarizer, store=self._db,
+        maintenance or recall as of another day) or another embedder. Close it first."""
+        return GraphMem(self.settings, embedder=embedder or self.embedder,
+                        now=now or self._now, summarizer=self.summarizer, store=self._db,
                         reinforce_every=self._reinforce_every)
 
     def now(self) -> datetime:

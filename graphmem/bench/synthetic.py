@@ -18,6 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
 from graphmem.bench import LOCOMO_MODES
+from graphmem.embed import Embedder
 from graphmem.types import MemoryIn, RecallProfile
 from graphmem.write import formats
 from graphmem.write.ingest import Timing
@@ -34,6 +35,9 @@ class LatencyRow(BaseModel):
     steps_p50_ms: dict[str, float] = {}
     steps_p95_ms: dict[str, float] = {}
     round_trips: float = 0.0  # per default recall, on average
+    #: Hybrid + association per query runtime, asked in turn in the same run:
+    #: runtime -> [p50, p95, embed step p50].
+    runtimes: dict[str, list[float]] = {}
 
 
 class LatencyBench(BaseModel):
@@ -188,13 +192,44 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
             _ = top[np.argsort(-sims[top])]
             timings["numpy brute force"].append((time.perf_counter() - started) * 1000)
     steps = {step: [getattr(p, f"{step}_ms") for p in profiles] for step in STEPS}
+    runtimes = _runtimes(mem, scope, asked)
     return LatencyRow(
         memories=size,
         p50_ms={m: round(float(np.percentile(t, 50)), 1) for m, t in timings.items()},
         p95_ms={m: round(float(np.percentile(t, 95)), 1) for m, t in timings.items()},
         steps_p50_ms={s: round(float(np.percentile(t, 50)), 1) for s, t in steps.items()},
         steps_p95_ms={s: round(float(np.percentile(t, 95)), 1) for s, t in steps.items()},
-        round_trips=round(float(np.mean([p.round_trips for p in profiles])), 2))
+        round_trips=round(float(np.mean([p.round_trips for p in profiles])), 2),
+        runtimes=runtimes)
+
+
+def _runtimes(mem: GraphMem, scope: str, asked: list[str]) -> dict[str, list[float]]:
+    """Hybrid + association with queries embedded by ONNX Runtime and by torch, the two
+    asked in turn for every query, so both meet the same server."""
+    settings = LATENCY_MODES["hybrid+assoc"]
+    cache = mem.settings.cache_dir / "onnx"
+    twins = {"onnxruntime": Embedder(mem.embedder.name, query_runtime="onnx", cache=cache),
+             "torch": Embedder(mem.embedder.name, query_runtime="torch", cache=cache)}
+    found: dict[str, list[tuple[float, float]]] = {name: [] for name in twins}
+    for name, embedder in twins.items():
+        embedder.warm()
+        if embedder.runtime != name:  # no ONNX Runtime here: nothing to compare
+            return {}
+    mems = {name: mem.at(embedder=e) for name, e in twins.items()}
+    try:
+        for i, q in enumerate(asked):
+            order = list(mems.items())[::1 if i % 2 else -1]
+            for name, twin in order:
+                twin.embedder.__dict__.setdefault("_queries", {}).clear()
+                r = twin.recall(q, scope=scope, top_k=10, reinforce=False,
+                                **settings)  # type: ignore[arg-type]
+                found[name].append((r.took_ms, r.profile.embed_ms))
+    finally:
+        for twin in mems.values():
+            twin.close()
+    return {name: [round(float(np.percentile([t for t, _ in xs], q)), 1) for q in (50, 95)]
+            + [round(float(np.percentile([e for _, e in xs], 50)), 1)]
+            for name, xs in found.items()}
 
 
 #: The default recall's steps, as `RecallProfile` times them.

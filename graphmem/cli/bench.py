@@ -171,6 +171,15 @@ def latency(
                 f"{row.steps_p50_ms[s]:.1f} / {row.steps_p95_ms[s]:.1f}" for s in synthetic.STEPS),
                 f"{row.round_trips:.2f}")
         c.print(steps)
+        names = list(result.rows[0].runtimes) if result.rows else []
+        if names:
+            runtimes = Table("memories", *(f"{n} p50/p95 (embed p50)" for n in names),
+                             title="Hybrid + association by query runtime, asked in turn (ms)",
+                             title_justify="left")
+            for row in result.rows:
+                runtimes.add_row(f"{row.memories:,}", *(
+                    "{:.1f} / {:.1f} ({:.1f})".format(*row.runtimes[n]) for n in names))
+            c.print(runtimes)
 
     emit(result, as_json, render)
 

@@ -274,6 +274,10 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     # The default recall step by step: association brings the turns' neighbours along.
     assert set(rows[0]["steps_p50_ms"]) == {"embed", "candidates", "associate", "turns"}
     assert all(r["steps_p50_ms"]["embed"] > 0 and r["round_trips"] >= 2 for r in rows)
+    # The two query runtimes, asked in turn: both answered, each with its embedding time.
+    assert all(set(r["runtimes"]) == {"onnxruntime", "torch"} for r in rows)
+    assert all(p50 > 0 and p95 >= p50 and embed > 0
+               for r in rows for p50, p95, embed in r["runtimes"].values())
 
     done = cli.invoke(app, ["bench", "crowded", str(conv), "--memories", "300", "--scopes",
                             "20", "--big", "100", "--queries", "3", "--settle", "0", "--json"])

@@ -43,3 +43,39 @@ def test_a_query_embeds_as_it_would_in_a_batch(embedder: Embedder) -> None:
         single = embedder.embed_query(text)
         assert single.dtype == np.float32 and single.shape == vector.shape
         assert float(single @ vector) > 0.99999
+
+
+def test_queries_run_on_onnx_and_agree_with_torch(embedder: Embedder) -> None:
+    embedder.warm()
+    assert embedder.runtime == "onnxruntime"
+    for text in ["which key-value store do we use?", "Wer hat Bereitschaft?", "x " * 600]:
+        onnx, torch_ = embedder._encode_one(text), embedder._torch_one(text)
+        assert onnx.dtype == np.float32 and onnx.shape == (384,)
+        assert float(onnx @ torch_) > 0.9999
+
+
+def test_the_export_is_made_once_and_reused(tmp_path) -> None:
+    first = Embedder(cache=tmp_path)
+    first.warm()
+    exported = list(tmp_path.glob("*.onnx"))
+    assert len(exported) == 1 and not list(tmp_path.glob("*.part"))
+    stamp = exported[0].stat().st_mtime_ns
+    again = Embedder(cache=tmp_path)
+    again.warm()
+    assert again.runtime == "onnxruntime" and exported[0].stat().st_mtime_ns == stamp
+
+
+def test_an_export_that_fails_leaves_queries_on_torch(tmp_path, caplog) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be")
+    e = Embedder(cache=blocked / "onnx")
+    e.warm()
+    assert e.runtime == "torch"
+    assert "queries are embedded by torch" in caplog.text
+    assert float(e.embed_query("the cache") @ e.embed(["the cache"])[0]) > 0.99999
+
+
+def test_torch_can_be_chosen_for_queries(tmp_path) -> None:
+    e = Embedder(query_runtime="torch", cache=tmp_path)
+    e.warm()
+    assert e.runtime == "torch" and not list(tmp_path.iterdir())

@@ -1,0 +1,166 @@
+"""Query embeddings through ONNX Runtime: the same model and weights, exported once per
+machine from the loaded sentence-transformers model and checked against it, answer one
+40-token text in 7 ms on one thread where torch takes 7.7 on two, and leave the other core
+to Neo4j (docs/decisions.md, "Query embeddings run on ONNX Runtime"). Batches (the write
+path) stay on torch.
+
+Nothing is downloaded: the export reads the weights already loaded. Anything that keeps
+the export from working (no onnxruntime, an exporter error, vectors that differ from
+torch's) leaves queries on torch, with one warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+log = logging.getLogger(__name__)
+
+#: Texts an export must embed as torch does (cosine >= AGREEMENT) before it is used:
+#: short, long enough to be truncated, and not English.
+PROBES = ("which key-value store do we use?",
+          "The deploy pipeline runs the integration tests against a real Neo4j server, " * 40,
+          "Der Cache liegt in Redis; die Schlüssel beginnen mit user:")
+AGREEMENT = 0.9999
+
+
+#: One thread per query: a second one embeds faster (4.5 against 7 ms for 40 tokens), but
+#: it spins after the run and slows the vector search that follows by more than it saved
+#: (docs/decisions.md, "Query embeddings run on ONNX Runtime").
+QUERY_THREADS = 1
+
+
+class OnnxQueries:
+    """One text in, its unit vector out, through an ONNX Runtime session."""
+
+    def __init__(self, path: Path, tokenize: Callable[[list[str]], dict[str, Any]]) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = QUERY_THREADS
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # warnings on load would reach stderr
+        self.session = ort.InferenceSession(str(path), options,
+                                            providers=["CPUExecutionProvider"])
+        self.inputs = [i.name for i in self.session.get_inputs()]
+        self.tokenize = tokenize
+
+    def __call__(self, text: str) -> np.ndarray:
+        """The unit vector of `text` (float32, shape (d,))."""
+        features = self.tokenize([text])
+        feed = {name: np.asarray(features[name], dtype=np.int64) for name in self.inputs}
+        vector = self.session.run(None, feed)[0][0].astype(np.float32)
+        return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+
+def load(model: SentenceTransformer, model_path: str, cache: Path,
+         torch_one: Callable[[str], np.ndarray]) -> OnnxQueries | None:
+    """The ONNX query path for `model`, exported into `cache` on first use and checked
+    against `torch_one` (the torch query path); None, with a warning, when it cannot be."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        log.warning("graphmem: onnxruntime is not installed; queries are embedded by torch")
+        return None
+    tokenize = getattr(model, "preprocess", None) or model.tokenize  # renamed in v5
+
+    def numpy_features(texts: list[str]) -> dict[str, Any]:
+        return {k: v.numpy() for k, v in tokenize(texts).items() if hasattr(v, "numpy")}
+
+    try:
+        path = _exported(model, model_path, cache, numpy_features, torch_one)
+        return OnnxQueries(path, numpy_features) if path else None
+    except Exception as e:  # an exporter or runtime that cannot take this model
+        log.warning("graphmem: queries are embedded by torch (ONNX export failed: %s)",
+                    str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
+        return None
+
+
+def _exported(model: SentenceTransformer, model_path: str, cache: Path,
+              features: Callable[[list[str]], dict[str, Any]],
+              torch_one: Callable[[str], np.ndarray]) -> Path | None:
+    """The model's ONNX file in `cache`, exported and checked now if it is not there yet
+    (None if it does not agree with torch). The name carries the model's folder, weights
+    and the torch version, so a changed model is exported again; the file appears whole
+    and checked (written aside, then renamed)."""
+    import torch
+
+    weights = sorted(p for p in Path(model_path).glob("*") if p.is_file()) \
+        if Path(model_path).is_dir() else []
+    key = hashlib.sha256("\0".join(
+        [str(Path(model_path).resolve()), torch.__version__,
+         *(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in weights)]
+    ).encode()).hexdigest()[:16]
+    target = cache / f"{Path(model_path).name}-{key}.onnx"
+    if target.is_file():
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    sample = features([PROBES[0]])
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
+    if names[:2] != ["input_ids", "attention_mask"]:
+        raise ValueError(f"the tokenizer gives {sorted(sample)}")
+
+    class Sentence(torch.nn.Module):
+        """The model's modules (transformer, pooling, …) from token ids to one vector."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                    token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
+            given = {"input_ids": input_ids, "attention_mask": attention_mask}
+            if token_type_ids is not None:
+                given["token_type_ids"] = token_type_ids
+            out = self.model(given)["sentence_embedding"]
+            return torch.nn.functional.normalize(out, dim=1)
+
+    args = tuple(torch.from_numpy(sample[n]) for n in names)
+    batch, tokens = torch.export.Dim("batch"), torch.export.Dim("tokens", max=4096)
+    fd, tmp = tempfile.mkstemp(dir=cache, suffix=".onnx.part")
+    os.close(fd)
+    try:
+        # The exporter reports its steps on stdout and stderr, which belong to graphmem's
+        # results and diagnostics.
+        with torch.no_grad(), warnings.catch_warnings(), \
+                contextlib.redirect_stdout(io.StringIO()), _quiet("torch"):
+            warnings.simplefilter("ignore")
+            torch.onnx.export(Sentence().eval(), args, tmp, input_names=names,
+                              output_names=["sentence_vector"], dynamo=True,
+                              external_data=False,
+                              dynamic_shapes={n: {0: batch, 1: tokens} for n in names})
+        queries = OnnxQueries(Path(tmp), features)
+        agreement = min(float(queries(p) @ torch_one(p)) for p in PROBES)
+        if agreement < AGREEMENT:
+            log.warning("graphmem: queries are embedded by torch (the ONNX export agrees "
+                        "only to cosine %.6f)", agreement)
+            return None
+        os.replace(tmp, target)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return target
+
+
+@contextlib.contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """Only errors from logger `name` and its children while the block runs."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
