@@ -87,8 +87,8 @@ class GraphMem:
         return self._store
 
     def at(self, now: datetime | None = None, *, embedder: Embedder | None = None) -> GraphMem:
-        """The same memory on the same connection, with its clock fixed at `now` (to run
-        maintenance or recall as of another day) or another embedder. Close it first."""
+        """The same memory on the same connection, with its clock fixed at `now` (recall or
+        maintenance as of another day) or another embedder; close it before this one."""
         return GraphMem(self.settings, embedder=embedder or self.embedder,
                         now=now or self._now, summarizer=self.summarizer, store=self._db,
                         reinforce_every=self._reinforce_every)
