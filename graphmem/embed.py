@@ -19,6 +19,7 @@ import numpy as np
 
 from graphmem.errors import ConfigError, EnvironmentProblem, InputError
 from graphmem.openai_compat import post
+from graphmem.settings import cache_home
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -117,8 +118,7 @@ class Embedder:
         self.device = device
         self.batch_size = batch_size
         self.query_runtime = query_runtime
-        self.cache = cache or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
-                                   "graphmem", "onnx")
+        self.cache = cache or cache_home() / "graphmem" / "onnx"
 
     @property
     def model(self) -> SentenceTransformer:

@@ -27,7 +27,8 @@ _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _SCOPE = re.compile(r"^[A-Za-z0-9_.:/@-]{1,200}$")
 
 
-def _cache_home() -> Path:
+def cache_home() -> Path:
+    """The user's cache folder (XDG_CACHE_HOME, else ~/.cache)."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 
 
@@ -101,7 +102,7 @@ class Settings(BaseSettings):
     #: use torch.
     embedding_query_runtime: Literal["onnx", "torch"] = "onnx"
 
-    cache_dir: Path = Field(default_factory=lambda: _cache_home() / "graphmem")
+    cache_dir: Path = Field(default_factory=lambda: cache_home() / "graphmem")
     #: The Neo4j line `server start` runs: "5.26" (the LTS) or "2026" (calendar releases,
     #: Cypher 25). The docker compose file and testcontainers follow it.
     server_line: Literal["5.26", "2026"] = "5.26"
