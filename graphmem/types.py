@@ -339,6 +339,9 @@ class RecallProfile(BaseModel):
     """Where one recall's time went (ms) and how many queries it sent the server."""
 
     embed_ms: float = 0.0  # the query's embedding
+    #: Waiting for the full-text lists once the query is embedded (they are asked first
+    #: and run meanwhile: only what outlasts the embedding shows here).
+    text_ms: float = 0.0
     candidates_ms: float = 0.0  # vector and full-text candidates, fused
     associate_ms: float = 0.0  # associative expansion and ranking
     turns_ms: float = 0.0  # conversation order

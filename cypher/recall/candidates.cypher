@@ -1,16 +1,16 @@
 // recall/candidates — direct hits: vector and full-text candidates, fused and scored.
-// Either list can be off ($vector or $lucene null). Each list is ranked after the
+// Either list can be off ($vector or $text_found null). Each list is ranked after the
 // filters (scope and visibility, lifecycle, kind, metadata, written in [$since, $until))
 // and holds at most $fetch.
-// The full-text query names its scopes itself (scope_key), so other scopes cannot crowd
-// it. The vector index is asked for $index_fetch neighbours (fragments/vector_neighbours):
-// on 5.26 it cannot filter, and when fewer than $fetch of them pass while it returned all
-// it was asked for, the caller asks again with more, and at last with $scan: an exact
-// cosine scan of the visible scopes. Neo4j 2026's SEARCH filters by scope, visibility,
-// lifecycle, kind and time inside the index (the "search" variant), so only metadata
-// filters can leave it short.
+// The full-text lists come in ranked ($text_found, $context_found: recall/text_lists,
+// asked while the query embeds). The vector index is asked for $index_fetch neighbours
+// (fragments/vector_neighbours): on 5.26 it cannot filter, and when fewer than $fetch of
+// them pass while it returned all it was asked for, the caller asks again with more, and
+// at last with $scan: an exact cosine scan of the visible scopes. Neo4j 2026's SEARCH
+// filters by scope, visibility, lifecycle, kind and time inside the index (the "search"
+// variant), so only metadata filters can leave it short.
 // Fusion is reciprocal rank ($alpha null) or alpha * cosine + (1 - alpha) * BM25 / best
-// BM25. With $context_lucene (hybrid rank fusion only), two more lists join the fusion:
+// BM25. With $context_found (hybrid rank fusion only), two more lists join the fusion:
 // every candidate, and the turn after each, ranked as it reads in its conversation (see
 // "Context" below), so the answer that follows a question's words is found itself.
 // Every candidate's cosine is exact: the index's own score for what it found,
@@ -18,9 +18,10 @@
 // Score = relevance * ((1 - $temporal) + $temporal * R^0.3) * layer factor * usefulness,
 // R the memory's retention at $now from the decay table ($decay: kind -> {h, shape,
 // floor}), usefulness what feedback said of it (fragments/usefulness, $use_weight).
-// Params: $vector (list of float or null), $lucene (string or null), $scan (bool),
-//         $context_lucene (string over the `context` field, or null: no context lists),
-//         $vector_index, $index_fetch (int), $text_index, $fetch (int, per list),
+// Params: $vector (list of float or null), $scan (bool), $scan_below (int: 0 never
+//         scans a scope for being small), $text_found and $context_found
+//         (recall/text_lists' lists of {id, scope, bm25}, best first, or null: no list),
+//         $vector_index, $index_fetch (int), $fetch (int, per list),
 //         $every_kind (every kind: the search variant filters by it when $kinds is null),
 //         $scope, $layers (read-only scopes),
 //         $lifecycles, $kinds (list or null), $filters (list of {key, values}),
@@ -33,9 +34,22 @@
 //          vector_rank, text_rank, retention, layer, score — best first, at most $k —
 //          vector_found (vector candidates that passed the filters) and index_returned
 //          (neighbours the vector index returned before filtering).
+// A scope (with its layers) of fewer than $scan_below memories is scanned at once: exact,
+// cheaper than the index, and in this one round trip however crowded the index is.
 CALL () {
+  CALL () {
+    WITH 1 AS on
+    WHERE $vector IS NOT NULL AND NOT $scan AND $scan_below > 0
+    MATCH (m:Memory)
+    WHERE m.scope IN [$scope] + $layers
+    WITH m LIMIT $scan_below
+    RETURN count(m) AS seen
+  }
+  RETURN $scan OR ($vector IS NOT NULL AND $scan_below > 0 AND seen < $scan_below) AS scan
+}
+CALL (scan) {
   WITH 1 AS on
-  WHERE $vector IS NOT NULL AND NOT $scan
+  WHERE $vector IS NOT NULL AND NOT scan
   {{vector_neighbours}}
   WITH node, score ORDER BY score DESC
   WITH collect({m: node, s: score}) AS returned
@@ -51,7 +65,7 @@ CALL () {
          null AS cbm25, returned
   UNION ALL
   WITH 1 AS on
-  WHERE $vector IS NOT NULL AND $scan
+  WHERE $vector IS NOT NULL AND scan
   MATCH (node:Memory)
   WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
     AND node.embedding IS NOT NULL
@@ -67,33 +81,18 @@ CALL () {
   RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
          null AS cbm25, null AS returned
   UNION ALL
-  WITH 1 AS on
-  WHERE $lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes($text_index, $lucene, {limit: $fetch}) YIELD node, score
-  WITH node, score
-  WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
-    AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
-    AND all(f IN $filters WHERE node[f.key] IN f.values)
-    AND ($since IS NULL OR node.created_at >= $since)
-    AND ($until IS NULL OR node.created_at < $until)
-  WITH node, score ORDER BY score DESC
-  WITH collect({m: node, s: score}) AS found
-  UNWIND range(0, size(found) - 1) AS i
-  RETURN found[i].m AS m, null AS vrank, null AS vscore, i + 1 AS trank, found[i].s AS bm25,
+  UNWIND range(0, size(coalesce($text_found, [])) - 1) AS i
+  WITH i, $text_found[i] AS t
+  MATCH (node:Memory {scope: t.scope, id: t.id})
+    USING INDEX node:Memory(scope, id)
+  RETURN node AS m, null AS vrank, null AS vscore, i + 1 AS trank, t.bm25 AS bm25,
          null AS cbm25, null AS returned
   UNION ALL
-  WITH 1 AS on
-  WHERE $context_lucene IS NOT NULL
-  CALL db.index.fulltext.queryNodes($text_index, $context_lucene, {limit: $fetch})
-    YIELD node, score
-  WITH node, score
-  WHERE (node.scope = $scope OR (node.scope IN $layers AND node.visibility = 'public'))
-    AND node.lifecycle IN $lifecycles AND ($kinds IS NULL OR node.kind IN $kinds)
-    AND all(f IN $filters WHERE node[f.key] IN f.values)
-    AND ($since IS NULL OR node.created_at >= $since)
-    AND ($until IS NULL OR node.created_at < $until)
+  UNWIND coalesce($context_found, []) AS t
+  MATCH (node:Memory {scope: t.scope, id: t.id})
+    USING INDEX node:Memory(scope, id)
   RETURN node AS m, null AS vrank, null AS vscore, null AS trank, null AS bm25,
-         score AS cbm25, null AS returned
+         t.bm25 AS cbm25, null AS returned
 }
 WITH m, min(vrank) AS vrank, max(vscore) AS vscore, min(trank) AS trank, max(bm25) AS bm25,
      max(cbm25) AS cbm25, max(returned) AS returned
@@ -108,10 +107,10 @@ WITH collect(CASE WHEN m IS NOT NULL
 // and itself; its own text when it has none) and by the cosine of the query with the
 // mean of its and the previous turn's vectors, (c + c_prev) / sqrt(2 + 2 cos(x, prev)).
 CALL (cands) {
-  WITH cands WHERE $context_lucene IS NULL
+  WITH cands WHERE $context_found IS NULL
   RETURN cands AS pool
   UNION ALL
-  WITH cands WHERE $context_lucene IS NOT NULL
+  WITH cands WHERE $context_found IS NOT NULL
   UNWIND cands AS c
   WITH c, c.m AS cm
   OPTIONAL MATCH (cm)-[:NEXT]->(n:Memory)
@@ -162,9 +161,9 @@ WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, c.cvrank AS c
           ELSE 2 * vector.similarity.cosine(c.m.embedding, $vector) - 1 END AS cosine
 WITH m, vrank, trank, bm25, cosine, vector_found, index_returned,
      CASE
-       WHEN $lucene IS NULL THEN cosine
+       WHEN $text_found IS NULL THEN cosine
        WHEN $vector IS NULL THEN coalesce(bm25, 0.0) / best
-       WHEN $alpha IS NULL AND $context_lucene IS NOT NULL THEN
+       WHEN $alpha IS NULL AND $context_found IS NOT NULL THEN
          (coalesce(1.0 / ($rrf_k + vrank), 0.0) + coalesce(1.0 / ($rrf_k + trank), 0.0)
           + coalesce(1.0 / ($rrf_k + cvrank), 0.0) + coalesce(1.0 / ($rrf_k + ctrank), 0.0))
          * ($rrf_k + 1) / 4.0

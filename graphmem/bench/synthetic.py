@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
@@ -39,6 +39,13 @@ class LatencyRow(BaseModel):
     #: runtime -> [p50, p95, embed step p50].
     runtimes: dict[str, list[float]] = {}
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def vs_numpy(self) -> float:
+        """Hybrid + association's p50 over numpy brute force's, embedding in both."""
+        return round(self.p50_ms["hybrid+assoc"] / max(self.p50_ms["numpy brute force"],
+                                                        1e-9), 2)
+
 
 class LatencyBench(BaseModel):
     """`bench latency`: p50/p95 per mode and store size, query embedding included."""
@@ -47,6 +54,14 @@ class LatencyBench(BaseModel):
     queries: int
     rows: list[LatencyRow]
     build_seconds: float
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def growth(self) -> list[tuple[int, int, float]]:
+        """Hybrid + association's p50 from each size to the next: (smaller, bigger, ratio)."""
+        return [(a.memories, b.memories, round(b.p50_ms["hybrid+assoc"]
+                                               / max(a.p50_ms["hybrid+assoc"], 1e-9), 2))
+                for a, b in zip(self.rows, self.rows[1:], strict=False)]
 
 
 #: Each structure step on its own over plain hybrid, then all of them: what each costs.
@@ -233,4 +248,4 @@ def _runtimes(mem: GraphMem, scope: str, asked: list[str]) -> dict[str, list[flo
 
 
 #: The default recall's steps, as `RecallProfile` times them.
-STEPS = ("embed", "candidates", "associate", "turns")
+STEPS = ("embed", "text", "candidates", "associate", "turns")

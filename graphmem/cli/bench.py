@@ -165,7 +165,9 @@ def latency(
                 f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes))
         c.print(table)
         steps = Table("memories", *(f"{s} p50/p95" for s in synthetic.STEPS), "round trips",
-                      title="The default recall, step by step (ms)", title_justify="left")
+                      title="The default recall, step by step (ms)", title_justify="left",
+                      caption="text: waiting for the full-text lists once the query is "
+                      "embedded (they run meanwhile)", caption_justify="left")
         for row in result.rows:
             steps.add_row(f"{row.memories:,}", *(
                 f"{row.steps_p50_ms[s]:.1f} / {row.steps_p95_ms[s]:.1f}" for s in synthetic.STEPS),
@@ -180,6 +182,13 @@ def latency(
                 runtimes.add_row(f"{row.memories:,}", *(
                     "{:.1f} / {:.1f} ({:.1f})".format(*row.runtimes[n]) for n in names))
             c.print(runtimes)
+        for row in result.rows:
+            c.print(f"hybrid + association at {row.memories:,}: p50 "
+                    f"{row.p50_ms['hybrid+assoc']:.1f} ms (target 20), p95 "
+                    f"{row.p95_ms['hybrid+assoc']:.1f} (target 50), {row.vs_numpy:.2f}x numpy "
+                    "(target 1.2)")
+        for small, big, ratio in result.growth:
+            c.print(f"from {small:,} to {big:,} memories: {ratio:.2f}x (target 1.5 per 10x)")
 
     emit(result, as_json, render)
 

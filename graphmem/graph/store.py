@@ -10,6 +10,7 @@ import contextlib
 import re
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -45,6 +46,35 @@ CONFLICT_CODES = frozenset({"Neo.ClientError.Schema.ConstraintValidationFailed"}
 TIMEOUT_CODES = frozenset({"Neo.ClientError.Transaction.TransactionTimedOut",
                            "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
                            "Neo.ClientError.Transaction.LockClientStopped"})
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class _GraphValue(Exception):
+    """A row holds a node, relationship or path: the driver's own export handles it."""
+
+
+def _plain(value: Any) -> Any:
+    t = type(value)
+    if t in _SCALARS:
+        return value
+    if t is list:
+        return [_plain(v) for v in value]
+    if t is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, neo4j.graph.Entity | neo4j.graph.Path):
+        raise _GraphValue
+    return value  # temporal and spatial values, bytes: as they came
+
+
+def row(record: neo4j.Record) -> dict[str, Any]:
+    """`record.data()`, several times faster for rows of plain values (a recall reads ~40
+    of them: the driver's generic export cost 3 ms of it)."""
+    try:
+        return {k: _plain(v) for k, v in zip(record.keys(), record.values(), strict=True)}
+    except _GraphValue:
+        return record.data()
 
 
 @contextmanager
@@ -150,6 +180,8 @@ class Store:
         self.vector_depth: dict[tuple[Any, ...], tuple[int, int]] = {}
         #: What the server's line offers, read when connecting.
         self.features = Features()
+        #: Reads that run while the caller works on (`submit`); threads start on first use.
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="graphmem-read")
 
     @classmethod
     def connect(cls, settings: Settings) -> Store:
@@ -191,6 +223,7 @@ class Store:
 
     def close(self) -> None:
         """Close the driver and its connection pool."""
+        self._pool.shutdown(wait=True)
         self.driver.close()
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -202,7 +235,12 @@ class Store:
         with translate_errors(self.settings):  # noqa: SIM117 - the session needs the guard too
             with self.driver.session(database=self.database,
                                      default_access_mode=neo4j.READ_ACCESS) as session:
-                return [r.data() for r in session.run(self._bounded(name), params)]
+                return [row(r) for r in session.run(self._bounded(name), params)]
+
+    def submit(self, name: str, **params: Any) -> Future[list[dict[str, Any]]]:
+        """`read` on a background thread: the server answers while the caller works on
+        (recall embeds its query meanwhile); `result()` gives the rows or raises."""
+        return self._pool.submit(self.read, name, **params)
 
     def _bounded(self, name: str) -> neo4j.Query:
         """A named query the server gives up on after `query_timeout` seconds."""

@@ -1,8 +1,9 @@
 """The read path: from a query to ranked memories (docs/architecture.md, "The read path").
 
 1. Candidates (`cypher/recall/candidates.cypher`, or `exact.cypher`): the vector index
-   and/or the full-text index, filtered to the caller's scope, visibility, lifecycle,
-   kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
+   (or an exact scan of a small scope) and/or the full-text lists (`text_lists.cypher`,
+   asked on a thread while the query embeds), filtered to the caller's scope,
+   visibility, lifecycle, kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
    relevance x temporal factor x layer factor. Hybrid fusion also ranks every candidate,
    and the turn after each, as it reads with the turn before it (its context).
 2. Associative expansion and ranking (`associate.cypher`, one round trip for up to two
@@ -24,6 +25,7 @@ memories of comparable relevance (w = 1 buries old answers: docs/decisions.md).
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from datetime import datetime
@@ -117,6 +119,15 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     deep = opts.hops > 0 or opts.diverse or opts.turn_weight > 0
     fetch = max(opts.candidates, opts.top_k)
     pool = min(fetch, opts.top_k * opts.pool_factor) if deep else opts.top_k
+    lucene = (lucene_query(query, [scope, *opts.layers])
+              if opts.mode in ("keyword", "hybrid") else None)
+    context_lucene = (lucene_query(query, [scope, *opts.layers], field="context")
+                      if opts.mode == "hybrid" and opts.context and opts.alpha is None
+                      else None)
+    # The full-text lists need no vector: the server finds them while the query embeds.
+    texts = (store.submit("recall/text_lists", **common, text_index=FULLTEXT_INDEX,
+                          lucene=lucene, context_lucene=context_lucene, fetch=fetch)
+             if lucene is not None else None)
     vector = embedder.embed_query(query).tolist() if needs_vector else None
     profile.embed_ms = lap()
     if opts.mode == "exact":
@@ -124,18 +135,18 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                           **{**common, "k": max(pool, common["k"])})
         profile.round_trips += 1
     else:
+        lists = texts.result()[0] if texts else {"text": None, "context": None}
+        profile.round_trips += 1 if texts else 0
+        profile.text_ms = lap()
         params = {
             **common,
             "k": pool, "hydrate": opts.hops == 0,
             "vector": vector if opts.mode in ("vector", "hybrid") else None,
-            "lucene": lucene_query(query, [scope, *opts.layers])
-            if opts.mode in ("keyword", "hybrid") else None,
-            "context_lucene": lucene_query(query, [scope, *opts.layers], field="context")
-            if opts.mode == "hybrid" and opts.context and opts.alpha is None else None,
-            "vector_index": VECTOR_INDEX, "text_index": FULLTEXT_INDEX,
-            "every_kind": list(KINDS),
+            "text_found": lists["text"] if lucene is not None else None,
+            "context_found": lists["context"],
+            "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
             "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
-            "rrf_k": opts.rrf_k, "scan": False,
+            "rrf_k": opts.rrf_k, "scan": False, "scan_below": SCAN_BELOW,
         }
         if params["vector"] is None:
             rows = store.read("recall/candidates", **params)
@@ -185,52 +196,59 @@ class _Laps:
         return round(took, 2)
 
 
+#: A scope (with its layers) of fewer memories is scanned exactly instead of asking the
+#: vector index, in the same round trip: a scan of 500 costs about what the index costs
+#: at 100k (docs/decisions.md, "Small scopes are scanned").
+SCAN_BELOW = 500
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100
-#: How much deeper the index is asked before the scan.
-DEEPER = 10
+#: The deepest the 5.26 index is asked, in multiples of `fetch`; a scope rarer than that
+#: among the index's neighbours is scanned.
+MAX_DEPTH = 20
+#: How many more neighbours than the pass rate says are asked, so one trip suffices.
+MARGIN = 1.5
 #: Scope-and-filter combinations whose vector depth is remembered (least recent go first).
 DEPTH_KEYS = 1024
 
 
 def _vector_candidates(store: Store, params: dict[str, Any],
                        key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
-    """Candidates whose vector list is this scope's true top `fetch`. Neo4j 2026's index
-    filters inside itself (the "search" variant): one round trip, unless metadata filters,
-    which it cannot hold, leave its list short. On 5.26 the index cannot filter, and other
-    scopes can fill its neighbours, so the depth steps up (the index asked for `fetch`,
-    then ten times more, then an exact scan of the scope) until enough pass; when ten
-    times the pass rate could not fill the list, straight to the scan. The depth that
-    sufficed is where the next recall with the same scope and filters starts, for
-    DEPTH_REUSE recalls; then it starts from the top again, since a scope that grows may
-    no longer need a scan. Returns the rows and the round trips."""
+    """Candidates whose vector list is this scope's true top `fetch`. A scope smaller than
+    SCAN_BELOW is scanned exactly in the first round trip (the query counts it). Neo4j
+    2026's index filters inside itself (the "search" variant): one round trip, unless
+    metadata filters, which it cannot hold, leave its list short. On 5.26 the index cannot
+    filter, and other scopes fill its neighbours: when fewer than `fetch` pass, it is asked
+    again as deep as the pass rate seen says fills the list (with a margin), up to
+    MAX_DEPTH x `fetch`; a scope rarer than that is scanned. The depth that sufficed is
+    where the next recall with the same scope and filters starts, for DEPTH_REUSE
+    recalls; then it starts from the top again, since a scope that grows may no longer
+    need it. Returns the rows and the round trips."""
     if store.variant == "search" and not params["filters"]:
         # The index filters by everything else itself: its list is the scope's own top.
         return store.read("recall/candidates", **params), 1
     fetch = params["fetch"]
-    depths = ({"index_fetch": fetch, "scan": False},
-              {"index_fetch": fetch * DEEPER, "scan": False},
-              {"index_fetch": fetch, "scan": True})
-    depth, uses = store.vector_depth.get(key, (0, 0))
+    deepest = fetch * MAX_DEPTH
+    depth, uses = store.vector_depth.get(key, (fetch, 0))
     if uses >= DEPTH_REUSE:
-        depth, uses = 0, 0
+        depth, uses = fetch, 0
     trips = 0
     while True:
         trips += 1
-        asked = {**params, **depths[depth]}
-        rows = store.read("recall/candidates", **asked)
+        scan = depth > deepest
+        rows = store.read("recall/candidates",
+                          **{**params, "index_fetch": min(depth, deepest), "scan": scan})
         found = rows[0]["vector_found"] if rows else 0
-        returned = rows[0]["index_returned"] if rows else asked["index_fetch"]
-        if (asked["scan"] or found >= fetch or returned < asked["index_fetch"]
-                or depth == len(depths) - 1):
+        # A scan (asked, or for a small scope) returns no index neighbours: nothing more.
+        returned = rows[0]["index_returned"] if rows else depth
+        if scan or found >= fetch or returned < depth:
             store.vector_depth.pop(key, None)  # re-inserted last: the dict stays LRU
             store.vector_depth[key] = (depth, uses + 1)
             if len(store.vector_depth) > DEPTH_KEYS:  # a long-lived server sees many filters
                 store.vector_depth.pop(next(iter(store.vector_depth)))
             return rows, trips
-        # Ten times deeper helps only if ten times this pass rate fills the list; a scope
-        # that small in the index is cheaper to scan at once than to ask twice.
-        depth = depth + 1 if found * DEEPER >= fetch else len(depths) - 1
+        # Deep enough that this pass rate fills the list with a margin; none passed: scan.
+        depth = (math.ceil(depth * fetch / found * MARGIN) if found else deepest + 1)
+        depth = min(depth, deepest + 1)
 
 
 def query_entities(extractor: Extractor | None, query: str, now: datetime,

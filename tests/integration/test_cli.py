@@ -272,8 +272,14 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
                                       "numpy brute force"}
     assert all(v > 0 for r in rows for v in r["p50_ms"].values())
     # The default recall step by step: association brings the turns' neighbours along.
-    assert set(rows[0]["steps_p50_ms"]) == {"embed", "candidates", "associate", "turns"}
+    assert set(rows[0]["steps_p50_ms"]) == {"embed", "text", "candidates", "associate",
+                                             "turns"}
     assert all(r["steps_p50_ms"]["embed"] > 0 and r["round_trips"] >= 2 for r in rows)
+    # The targets' figures: against numpy, and from one size to the next.
+    assert all(r["vs_numpy"] == pytest.approx(
+        r["p50_ms"]["hybrid+assoc"] / r["p50_ms"]["numpy brute force"], abs=0.01) for r in rows)
+    growth = json.loads(done.stdout)["growth"]
+    assert [g[:2] for g in growth] == [[40, 80]] and growth[0][2] > 0
     # The two query runtimes, asked in turn: both answered, each with its embedding time.
     assert all(set(r["runtimes"]) == {"onnxruntime", "torch"} for r in rows)
     assert all(p50 > 0 and p95 >= p50 and embed > 0

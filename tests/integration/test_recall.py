@@ -13,6 +13,7 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
 from graphmem.graph.store import Store
+from graphmem.read import retrieval
 from graphmem.types import QUERY
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -224,8 +225,27 @@ def test_layers_show_public_memories_and_never_private_ones(mem: GraphMem, scope
         mem.drop_scope(team)
 
 
-def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
+def test_a_small_scope_is_scanned_in_one_trip_however_crowded_the_index(
         mem: GraphMem, scope: str, store: Store) -> None:
+    crowd = scope + "-crowd"
+    try:
+        mem.remember([{"id": f"crowd-{i}", "text": f"The lighthouse keeper logs storm {i}"}
+                      for i in range(60)], scope=crowd)
+        mem.remember([{"id": f"own-{i}", "text": f"Lighthouse keeper note number {i}"}
+                      for i in range(3)])
+        found = mem.recall("lighthouse keeper storm", mode="vector", hops=0, candidates=10,
+                           reinforce=False)
+        assert sorted(h.id for h in found.hits) == ["own-0", "own-1", "own-2"]
+        assert found.profile.round_trips == 1
+        assert all(h.vector_rank is not None for h in found.hits)
+    finally:
+        mem.drop_scope(crowd)
+
+
+def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
+        mem: GraphMem, scope: str, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The index's path, as a scope too big to scan takes it.
+    monkeypatch.setattr(retrieval, "SCAN_BELOW", 0)
     crowd = scope + "-crowd"
     try:
         mem.remember([{"id": f"crowd-{i}", "text": f"The lighthouse keeper logs storm {i}"}
@@ -256,11 +276,12 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
             # Neo4j 2026 filters by kind inside the index: one trip, no depth to remember.
             assert core.profile.round_trips == 1 and not store.vector_depth
             return
-        # None of the index's first 10 passed: asking 10x deeper could not fill the list,
-        # so the scope is scanned at once (2 round trips, not 3).
+        # None of the index's first 10 passed: no pass rate to go deeper by, so the scope
+        # is scanned at once (2 round trips, not 3).
         assert core.profile.round_trips == 2
         depths = {k[2]: d for k, d in store.vector_depth.items() if k[0] == scope}
-        assert set(depths) == {(), ("core",)} and depths[("core",)][0] == 2  # scanned
+        assert set(depths) == {(), ("core",)}
+        assert depths[("core",)][0] > 10 * retrieval.MAX_DEPTH  # scanned
     finally:
         mem.drop_scope(crowd)
 
@@ -300,11 +321,16 @@ def exact_ranking(mem: GraphMem, query: str, numbers: list[int]) -> list[str]:
     return [f"m{numbers[i]}" for i in order]
 
 
+@pytest.mark.parametrize("scan_below", [0, retrieval.SCAN_BELOW])
 @pytest.mark.parametrize("options", [
     {}, {"kinds": ["core"]}, {"include_archived": True},
     {"since": "2024-02-01T00:00:00Z", "until": "2024-04-01T00:00:00Z"}])
-def test_vector_recall_is_the_scopes_exact_cosine_ranking(crowded: GraphMem, options) -> None:
-    # The same on both lines: 5.26 over-fetches and scans, 2026 filters inside the index.
+def test_vector_recall_is_the_scopes_exact_cosine_ranking(
+        crowded: GraphMem, options: dict, scan_below: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same on both lines, by the index (5.26 over-fetches as deep as the pass rate
+    # says, then scans; 2026 filters inside the index) or by a small scope's scan.
+    monkeypatch.setattr(retrieval, "SCAN_BELOW", scan_below)
     query = "is the ferry late"
     found = crowded.recall(query, mode="vector", hops=0, top_k=10, candidates=10,
                            temporal_weight=0.0, turn_weight=0.0, reinforce=False, **options)
@@ -319,6 +345,7 @@ def test_both_lines_query_paths_give_the_same_recall(
         crowded: GraphMem, monkeypatch: pytest.MonkeyPatch, store: Store) -> None:
     if store.variant is None:
         pytest.skip(f"Neo4j {store.features.version} has only the plain queries")
+    monkeypatch.setattr(retrieval, "SCAN_BELOW", 0)  # the index's paths, not a scan
     queries = ["is the ferry late", "what did the chess club win", "budget on Monday"]
     options = [{}, {"kinds": ["episodic"], "top_k": 5}, {"include_archived": True}]
     search = [crowded.recall(q, reinforce=False, **o) for q in queries for o in options]
