@@ -342,8 +342,10 @@ class RecallProfile(BaseModel):
     #: Waiting for the full-text lists once the query is embedded (they are asked first
     #: and run meanwhile: only what outlasts the embedding shows here).
     text_ms: float = 0.0
-    candidates_ms: float = 0.0  # vector and full-text candidates, fused
-    associate_ms: float = 0.0  # associative expansion and ranking
+    #: Vector and full-text candidates, fused; with association on, the same query
+    #: spreads activation and ranks (one round trip).
+    candidates_ms: float = 0.0
+    associate_ms: float = 0.0  # the ranked hits, built from association's rows
     turns_ms: float = 0.0  # conversation order
     round_trips: int = 0
 

@@ -6,8 +6,9 @@
    visibility, lifecycle, kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
    relevance x temporal factor x layer factor. Hybrid fusion also ranks every candidate,
    and the turn after each, as it reads with the turn before it (its context).
-2. Associative expansion and ranking (`associate.cypher`, one round trip for up to two
-   hops): activation spreads from the best direct hits and from the entities the query
+2. Associative expansion and ranking (`associate.cypher`: the candidates and up to two
+   hops of association in one round trip; `associate_pool.cypher` after an exact
+   search): activation spreads from the best direct hits and from the entities the query
    names over ASSOCIATED edges and shared entities, scope enforced at every hop; what it
    reaches earns a bonus in proportion to its own similarity to the query (not where it
    is what a hit or the query names), memories about what the query names rise by a
@@ -130,43 +131,49 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
              if lucene is not None else None)
     vector = embedder.embed_query(query).tolist() if needs_vector else None
     profile.embed_ms = lap()
+    with_turns = opts.turn_weight > 0
+    association = (_association_params(
+        opts, query_entities(extractor, query, now, [scope, *opts.layers]),
+        answer_k=max(pool, common["k"]) if with_turns else common["k"], turns=with_turns)
+        if opts.hops > 0 else None)
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
                           **{**common, "k": max(pool, common["k"])})
         profile.round_trips += 1
+        if association is not None:
+            rows = store.read("recall/associate_pool", **common, **association,
+                              vector=vector, pool=[_candidate(r) for r in rows])
+            profile.round_trips += 1
     else:
         lists = texts.result()[0] if texts else {"text": None, "context": None}
         profile.round_trips += 1 if texts else 0
         profile.text_ms = lap()
         params = {
             **common,
-            "k": pool, "hydrate": opts.hops == 0,
+            "k": pool, "hydrate": association is None,
             "vector": vector if opts.mode in ("vector", "hybrid") else None,
             "text_found": lists["text"] if lucene is not None else None,
             "context_found": lists["context"],
             "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
             "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
             "rrf_k": opts.rrf_k, "scan": False, "scan_below": SCAN_BELOW,
+            **(association or {}),
         }
+        # With association on, candidates and association are one query, one round trip.
+        name = "recall/candidates" if association is None else "recall/associate"
         if params["vector"] is None:
-            rows = store.read("recall/candidates", **params)
+            rows = store.read(name, **params)
             profile.round_trips += 1
         else:
             key = (scope, tuple(opts.layers), tuple(opts.kinds or ()),
                    repr(sorted(opts.filters.items())), tuple(opts.lifecycles()),
                    opts.since, opts.until)
-            rows, trips = _vector_candidates(store, params, key)
+            rows, trips = _vector_candidates(store, name, params, key)
             profile.round_trips += trips
     profile.candidates_ms = lap()
-    with_turns = opts.turn_weight > 0
     neighbours: list[dict[str, Any]] = []
-    if opts.hops > 0:
-        named = query_entities(extractor, query, now, [scope, *opts.layers])
-        # Association returns the ranked turns' neighbours too: no round trip of their own.
-        hits, neighbours = associate(store, rows, vector, common, opts, named,
-                                     k=max(pool, common["k"]) if with_turns else common["k"],
-                                     turns=with_turns)
-        profile.round_trips += 1 if rows else 0
+    if association is not None:
+        hits, neighbours = ranked(rows[0])
     else:
         hits = [to_hit(r) for r in rows]
     profile.associate_ms = lap()
@@ -211,9 +218,10 @@ MARGIN = 1.5
 DEPTH_KEYS = 1024
 
 
-def _vector_candidates(store: Store, params: dict[str, Any],
+def _vector_candidates(store: Store, name: str, params: dict[str, Any],
                        key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
-    """Candidates whose vector list is this scope's true top `fetch`. A scope smaller than
+    """The rows of query `name` (recall/candidates, or recall/associate: the candidates
+    with association) whose vector list is this scope's true top `fetch`. A scope smaller than
     SCAN_BELOW is scanned exactly in the first round trip (the query counts it). Neo4j
     2026's index filters inside itself (the "search" variant): one round trip, unless
     metadata filters, which it cannot hold, leave its list short. On 5.26 the index cannot
@@ -225,7 +233,7 @@ def _vector_candidates(store: Store, params: dict[str, Any],
     need it. Returns the rows and the round trips."""
     if store.variant == "search" and not params["filters"]:
         # The index filters by everything else itself: its list is the scope's own top.
-        return store.read("recall/candidates", **params), 1
+        return store.read(name, **params), 1
     fetch = params["fetch"]
     deepest = fetch * MAX_DEPTH
     depth, uses = store.vector_depth.get(key, (fetch, 0))
@@ -235,11 +243,13 @@ def _vector_candidates(store: Store, params: dict[str, Any],
     while True:
         trips += 1
         scan = depth > deepest
-        rows = store.read("recall/candidates",
-                          **{**params, "index_fetch": min(depth, deepest), "scan": scan})
-        found = rows[0]["vector_found"] if rows else 0
+        rows = store.read(name, **{**params, "index_fetch": min(depth, deepest), "scan": scan})
+        first = rows[0] if rows else {}
+        found = first.get("vector_found") or 0
         # A scan (asked, or for a small scope) returns no index neighbours: nothing more.
-        returned = rows[0]["index_returned"] if rows else depth
+        # No row, or no candidate (associate's one row): none passed, or the scope is empty.
+        returned = first.get("index_returned")
+        returned = depth if returned is None else returned
         if scan or found >= fetch or returned < depth:
             store.vector_depth.pop(key, None)  # re-inserted last: the dict stays LRU
             store.vector_depth[key] = (depth, uses + 1)
@@ -260,35 +270,41 @@ def query_entities(extractor: Extractor | None, query: str, now: datetime,
     return [entity_prefix(s) + ref for s in dict.fromkeys(scopes) for ref in sorted(refs)]
 
 
-def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float] | None,
-              common: dict[str, Any], opts: RecallOptions, named: list[str] | None = None,
-              *, k: int, turns: bool = False) -> tuple[list[Hit], list[dict[str, Any]]]:
-    """Spread activation from the best direct candidates and from the entities the query
-    names (`named`, graph keys), and rank them together with the memories it reaches
-    (`recall/associate`, one round trip for up to two hops).
+def _association_params(opts: RecallOptions, named: list[str], *, answer_k: int,
+                        turns: bool) -> dict[str, Any]:
+    """The parameters `fragments/association` adds to a recall's: how activation spreads
+    from the best direct candidates and from the entities the query names (`named`,
+    graph keys), how much what it reaches earns, and how many ranked hits come back."""
+    return {"seeds": opts.seeds, "hops": opts.hops, "width": opts.width,
+            "beta": opts.association, "link_tau": opts.link_tau_days,
+            "entity_weight": opts.entity_weight, "hub_limit": opts.hub_limit,
+            "hop_decay": opts.hop_decay, "query_entities": named,
+            "mention_weight": opts.mention_weight, "subject_weight": opts.subject_weight,
+            "answer_k": answer_k, "turns": turns}
+
+
+_CANDIDATE = ("id", "scope", "score", "relevance", "cosine", "bm25", "vector_rank",
+              "text_rank", "retention", "layer")
+
+
+def _candidate(row: dict[str, Any]) -> dict[str, Any]:
+    """A direct candidate's row as association's pool holds it."""
+    return {k: row.get(k) for k in _CANDIDATE}
+
+
+def ranked(row: dict[str, Any]) -> tuple[list[Hit], list[dict[str, Any]]]:
+    """The hits of `recall/associate`'s row (association's ranking of the direct
+    candidates and the memories it reached), best first, and the ranked turns'
+    neighbours (`turns.rerank` reads them).
 
     A bonus from spreading is weighted by the memory's own similarity to the query, so a
     link lifts what is both connected and on topic; what the query names counts as it is,
     and a memory about it (its subject) rises by a factor. Memories reached only by
-    association come back with the path that reached them. With `turns`, also the ranked
-    turns' neighbours, as `turns.rerank` reads them.
+    association come back with the path that reached them.
     """
-    if not candidates:
-        return [], []
-    # An id names a memory within its scope: the caller's and a layer's may share one.
-    by_key = {(r["scope"], r["id"]): r for r in candidates}
-    rows = store.read(
-        "recall/associate",
-        pool=[{"id": r["id"], "scope": r["scope"], "score": r["score"]} for r in candidates],
-        seeds=opts.seeds, hops=opts.hops, width=opts.width, beta=opts.association,
-        vector=vector, link_tau=opts.link_tau_days, entity_weight=opts.entity_weight,
-        hub_limit=opts.hub_limit, hop_decay=opts.hop_decay, query_entities=named or [],
-        mention_weight=opts.mention_weight, subject_weight=opts.subject_weight,
-        k=k, turns=turns, **{p: common[p] for p in (
-            "scope", "layers", "lifecycles", "kinds", "filters", "since", "until", "now",
-            "temporal", "layer_factor", "decay", "use_weight")})
     hits = []
-    for r in rows:
+    # The server ranked them; an aggregate does not promise to keep that order.
+    for r in sorted(row["hits"], key=lambda h: (-h["score"], h["id"])):
         # A memory association reached, also a direct hit it lifted, shows how.
         steps = []
         if r["step"] is not None:
@@ -297,15 +313,14 @@ def associate(store: Store, candidates: list[dict[str, Any]], vector: list[float
             # A memory the query names is reached from the query itself.
             steps.append(_step(r["from"] or QUERY, r["id"], r["step"]))
         if r["direct"]:
-            key = (r["memory"]["scope"], r["id"])
-            hit = to_hit({**by_key[key], "memory": r["memory"], "score": r["score"]},
+            hit = to_hit({**r["candidate"], "memory": r["memory"], "score": r["score"]},
                          activation=r["activation"], path=steps)
         else:
             hit = to_hit(r, via="association", activation=r["activation"], path=steps)
-        hits.append(hit)
+        hits.append((hit, r))
     neighbours = [{"id": r["id"], "scope": r["memory"]["scope"], "prev": r["prev"],
-                   "next": r["next"]} for r in rows if r["prev"] or r["next"]]
-    return hits, neighbours
+                   "next": r["next"]} for _, r in hits if r["prev"] or r["next"]]
+    return [h for h, _ in hits], neighbours
 
 
 def _step(source: str, target: str, step: dict[str, Any]) -> PathStep:

@@ -54,20 +54,21 @@ def test_every_named_query_has_a_header_and_loads() -> None:
 
 def test_retention_is_written_once_and_every_query_gets_it_whole() -> None:
     root = queries.cypher_dir()
-    sources = {p: p.read_text() for p in root.rglob("*.cypher") if p.parent.name != "fragments"}
+    sources = {p: p.read_text() for p in root.rglob("*.cypher") if p.stem != "retention"}
     users = [p for p, text in sources.items() if "{{retention}}" in text]
     assert len(users) >= 6  # recall (3) and maintenance (3) share one formula
     assert not [p for p, text in sources.items() if "d.floor +" in text]  # no copies
     for name in queries.all_names():
         text = queries.query(name)
         assert "{{" not in text, name
-        if name in ("recall/candidates", "maintenance/cool"):
+        if name in ("recall/candidates", "recall/associate", "maintenance/cool"):
             assert "exp(-log(2) * (" in text and "// fragments" not in text
 
 
 def test_the_search_variant_changes_only_the_vector_queries() -> None:
     assert queries.all_names("search") == [
-        "ingest/near_duplicates", "maintenance/covering_semantic", "recall/candidates"]
+        "ingest/near_duplicates", "maintenance/covering_semantic", "recall/associate",
+        "recall/candidates"]
     plain, search = queries.query("recall/candidates"), queries.query("recall/candidates", "search")
     assert "db.index.vector.queryNodes" in plain and "SEARCH node IN" not in plain
     assert "db.index.vector.queryNodes" not in search and search.count("SEARCH node IN") == 2
