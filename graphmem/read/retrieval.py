@@ -3,9 +3,10 @@
 1. Candidates (`cypher/recall/candidates.cypher`, or `exact.cypher`): the vector index
    (or an exact scan of a small scope) and/or the full-text lists (`text_lists.cypher`,
    asked on a thread while the query embeds), filtered to the caller's scope,
-   visibility, lifecycle, kinds and metadata; fused by reciprocal rank or an alpha blend; scored as
-   relevance x temporal factor x layer factor. Hybrid fusion also ranks every candidate,
-   and the turn after each, as it reads with the turn before it (its context).
+   visibility, lifecycle, kinds and metadata; fused by reciprocal rank or an alpha
+   blend; scored as relevance x temporal factor x layer factor. Hybrid fusion also ranks
+   every candidate, and the turn after each, as it reads with the turn before it (its
+   context).
 2. Associative expansion and ranking (`associate.cypher`: the candidates and up to two
    hops of association in one round trip; `associate_pool.cypher` after an exact
    search): activation spreads from the best direct hits and from the entities the query
@@ -221,16 +222,18 @@ DEPTH_KEYS = 1024
 def _vector_candidates(store: Store, name: str, params: dict[str, Any],
                        key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
     """The rows of query `name` (recall/candidates, or recall/associate: the candidates
-    with association) whose vector list is this scope's true top `fetch`. A scope smaller than
-    SCAN_BELOW is scanned exactly in the first round trip (the query counts it). Neo4j
-    2026's index filters inside itself (the "search" variant): one round trip, unless
-    metadata filters, which it cannot hold, leave its list short. On 5.26 the index cannot
-    filter, and other scopes fill its neighbours: when fewer than `fetch` pass, it is asked
-    again as deep as the pass rate seen says fills the list (with a margin), up to
-    MAX_DEPTH x `fetch`; a scope rarer than that is scanned. The depth that sufficed is
-    where the next recall with the same scope and filters starts, for DEPTH_REUSE
-    recalls; then it starts from the top again, since a scope that grows may no longer
-    need it. Returns the rows and the round trips."""
+    with association) whose vector list is this scope's true top `fetch`.
+
+    A scope smaller than SCAN_BELOW is scanned exactly in the first round trip (the query
+    counts it). Neo4j 2026's index filters inside itself (the "search" variant): one
+    round trip, unless metadata filters, which it cannot hold, leave its list short. On
+    5.26 the index cannot filter, and other scopes fill its neighbours: when fewer than
+    `fetch` pass, it is asked again as deep as the pass rate seen says fills the list
+    (with a margin), up to MAX_DEPTH x `fetch`; a scope rarer than that is scanned. The
+    depth that sufficed is where the next recall with the same scope and filters starts,
+    for DEPTH_REUSE recalls; then it starts from the top again, since a scope that grows
+    may no longer need it. Returns the rows and the round trips.
+    """
     if store.variant == "search" and not params["filters"]:
         # The index filters by everything else itself: its list is the scope's own top.
         return store.read(name, **params), 1
