@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+from datetime import UTC
 from pathlib import Path
 
+import neo4j
+import neo4j.time
 import pytest
 
 from graphmem.errors import ConfigError, InputError
-from graphmem.graph import jars, queries, server
+from graphmem.graph import jars, queries, server, store
 from graphmem.settings import load_settings
 
 
@@ -129,3 +132,19 @@ def test_features_follow_the_release_line() -> None:
     assert (new.line, new.cypher_25, new.vector_search_filters) == ("2026", True, True)
     assert "vector SEARCH with in-index filters" in new.enables
     assert features("something else").line is None
+
+
+@pytest.mark.parametrize("values", [
+    {"id": "m1", "score": 0.5, "n": None, "flag": True},
+    {"hits": [{"id": "a", "memory": {"tags": ["x"], "meta": [["meta.turn", 3]]}}, None]},
+    {"when": neo4j.time.DateTime(2024, 1, 2, 3, 4, 5, tzinfo=UTC), "blob": b"\x00"},
+])
+def test_rows_are_read_as_the_driver_exports_them(values: dict) -> None:
+    record = neo4j.Record(values)
+    assert store.row(record) == record.data()
+
+
+def test_a_row_holding_a_node_falls_back_to_the_drivers_export() -> None:
+    node = neo4j.graph.Node(neo4j.graph.Graph(), "4:x:1", 1, ["Memory"], {"id": "m1"})
+    record = neo4j.Record({"m": node, "ms": [node]})
+    assert store.row(record) == record.data() == {"m": {"id": "m1"}, "ms": [{"id": "m1"}]}
