@@ -3,6 +3,10 @@
 // best first, at most $answer_k. Needs `pool` (direct candidates, best first: a list of
 // {id, scope, score, relevance, cosine, bm25, vector_rank, text_rank, retention, layer}).
 // Written where recall/associate and recall/associate_pool say {{association}}.
+// The query's own entities: the memories that mention one or are about it are reached
+// directly, each entity's share (1 / the number it names) spread evenly over its memories
+// (1 / degree), as a personalised PageRank's first step, so a rare name counts and a hub
+// cannot flood.
 CALL () {
   UNWIND $query_entities AS key
   MATCH (e:Entity {key: key})

@@ -1,7 +1,7 @@
 // fragments/candidates — recall's direct hits, fused and scored, best first, at most $k:
 // rows of m, vrank, trank, bm25, cosine, relevance, retention, layer, score,
 // vector_found and index_returned, as recall/candidates describes them (its parameters,
-// too). Written where recall/candidates and recall/ranked say {{candidates}}.
+// too). Written where recall/candidates and recall/associate say {{candidates}}.
 // A scope (with its layers) of fewer than $scan_below memories is scanned at once: exact,
 // cheaper than the index, and in this one round trip however crowded the index is.
 CALL () {

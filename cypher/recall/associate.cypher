@@ -3,32 +3,32 @@
 // parameters, with $k the size of the pool association may reorder); when the 5.26
 // vector index left their list short (fewer than $fetch passed, none of them scanned,
 // and the index had more), association is skipped and the caller asks again, deeper.
-// Activation spreads from the best direct hits (the pool's first $seeds) for up to two hops, over
-// ASSOCIATED edges (weight * exp(-age / $link_tau days)) and shared entities (damped by
-// the entity's degree, kept by the writer; entities of more than $hub_limit memories
-// carry nothing); a memory reaches an entity it mentions or is about (ABOUT: its
-// subject), and through it every memory that mentions it or is about it, so the passage
-// that names B reaches the passage about B. Entities are per scope, and a layer's entity
-// counts only its public memories, so a path weight tells nothing of memories the caller
-// may not see. Activation halves ($hop_decay) per hop. Scope and visibility are enforced
-// on every memory reached. A reached memory earns a bonus of $beta * activation * cos^2
-// (cos its cosine with the query, clipped at 0): being linked to what answers the query
-// counts in proportion to being about the query itself, so a hub's unrelated neighbours
-// stay down. Direct candidates add the bonus to their score; a memory reached only by
-// association scores bonus * temporal factor * layer factor. Each reached memory keeps
-// its strongest incoming step (its path).
+// Activation spreads from the best direct hits (the pool's first $seeds) for up to two
+// hops, over ASSOCIATED edges (weight * exp(-age / $link_tau days)) and shared entities
+// (damped by the entity's degree, kept by the writer; entities of more than $hub_limit
+// memories carry nothing); a memory reaches an entity it mentions or is about (ABOUT:
+// its subject), and through it every memory that mentions it or is about it, so the
+// passage that names B reaches the passage about B. Entities are per scope, and a
+// layer's entity counts only its public memories, so a path weight tells nothing of
+// memories the caller may not see. Activation halves ($hop_decay) per hop. Scope and
+// visibility are enforced on every memory reached. A reached memory earns a bonus of
+// $beta * activation * cos^2 (cos its cosine with the query, clipped at 0): being linked
+// to what answers the query counts in proportion to being about the query itself, so a
+// hub's unrelated neighbours stay down. Direct candidates add the bonus to their score;
+// a memory reached only by association scores bonus * temporal factor * layer factor.
+// Each reached memory keeps its strongest incoming step (its path).
 // The query's own entities ($query_entities, keys in the caller's and the layers' entity
 // spaces) reach the memories that mention them or are about them, earning
 // $mention_weight * activation (no cos^2: the query named them), and lift
 // (x (1 + $subject_weight)) the memories about them (a title, a turn's speaker).
-// Params: recall/candidates' (with $text_found, $context_found and $k), and $seeds (int),
-//         $hops (0, 1 or 2), $width (memories kept per hop), $beta, $answer_k, $vector (list of
-//         float or null: no bonus factor without it), $scope, $layers, $lifecycles,
-//         $kinds, $filters, $since, $until, $now, $link_tau, $entity_weight, $hub_limit,
-//         $hop_decay, $temporal, $layer_factor, $decay, $query_entities (list of keys),
-//         $mention_weight, $subject_weight, $use_weight (feedback's factor on what
-//         association alone brings in, as candidates apply it to theirs), $turns (bool:
-//         return each ranked turn's neighbours).
+// Params: recall/candidates' (with $text_found, $context_found and $k), and $seeds
+//         (int), $hops (0, 1 or 2), $width (memories kept per hop), $beta, $answer_k,
+//         $vector (list of float or null: no bonus factor without it), $scope, $layers,
+//         $lifecycles, $kinds, $filters, $since, $until, $now, $link_tau,
+//         $entity_weight, $hub_limit, $hop_decay, $temporal, $layer_factor, $decay,
+//         $query_entities (list of keys), $mention_weight, $subject_weight, $use_weight
+//         (feedback's factor on what association alone brings in, as candidates apply it
+//         to theirs), $turns (bool: return each ranked turn's neighbours).
 // Returns one row: vector_found and index_returned (as recall/candidates), pool (the
 //          direct candidates: {id, scope, score, relevance, cosine, bm25, vector_rank,
 //          text_rank, retention, layer}, best first) and hits — best first and at most
@@ -38,10 +38,6 @@
 //          cosine, retention, layer (the last four only for memories that are not direct
 //          candidates), prev and next (fragments/neighbours; null without $turns)}; no
 //          hits when the vector list was short.
-// The query's own entities: the memories that mention one or are about it are reached
-// directly, each entity's share (1 / the number it names) spread evenly over its memories
-// (1 / degree), as a personalised PageRank's first step, so a rare name counts and a hub
-// cannot flood.
 {{candidates}}
 WITH collect({id: m.id, scope: m.scope, score: score, relevance: relevance, cosine: cosine,
               bm25: bm25, vector_rank: vrank, text_rank: trank, retention: retention,
