@@ -29,10 +29,10 @@
 //         $query_entities (list of keys), $mention_weight, $subject_weight, $use_weight
 //         (feedback's factor on what association alone brings in, as candidates apply it
 //         to theirs), $turns (bool: return each ranked turn's neighbours).
-// Returns one row: vector_found and index_returned (as recall/candidates), pool (the
-//          direct candidates: {id, scope, score, relevance, cosine, bm25, vector_rank,
-//          text_rank, retention, layer}, best first) and hits — best first and at most
-//          $answer_k, each {id, memory (fragments/hit), direct (bool), score,
+// Returns one row: vector_found and index_returned (as recall/candidates) and hits —
+//          best first and at most $answer_k, each {id, memory (fragments/hit), direct
+//          (bool), candidate (a direct hit's candidate row: {id, scope, score, relevance,
+//          cosine, bm25, vector_rank, text_rank, retention, layer}), score,
 //          activation (the bonus, null if not reached), hop, from, step (the path's last
 //          step), prev_step ({from, step} of a hop-2 path's first step), relevance,
 //          cosine, retention, layer (the last four only for memories that are not direct
@@ -50,4 +50,4 @@ OPTIONAL CALL (pool, vector_found, index_returned) {
     AND ($vector IS NULL OR vector_found >= $fetch OR index_returned < $index_fetch)
   {{association}}
 }
-RETURN vector_found, index_returned, pool, collect(hit) AS hits
+RETURN vector_found, index_returned, collect(hit) AS hits

@@ -14,4 +14,4 @@ OPTIONAL CALL (pool) {
   WHERE size(pool) > 0
   {{association}}
 }
-RETURN null AS vector_found, null AS index_returned, pool, collect(hit) AS hits
+RETURN null AS vector_found, null AS index_returned, collect(hit) AS hits
