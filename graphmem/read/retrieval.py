@@ -153,7 +153,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             **common,
             "k": pool, "hydrate": association is None,
             "vector": vector if opts.mode in ("vector", "hybrid") else None,
-            "text_found": lists["text"] if lucene is not None else None,
+            "text_found": lists["text"],
             "context_found": lists["context"],
             "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
             "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
