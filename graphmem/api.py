@@ -18,7 +18,7 @@ import numpy as np
 from graphmem import embed
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.graph import schema
+from graphmem.graph import schema, scope_indexes
 from graphmem.graph.schema import IndexInfo
 from graphmem.graph.store import Features, Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
@@ -242,8 +242,16 @@ class GraphMem:
         `vectors` gives each text's embedding instead of the model (bulk loads)."""
         embedder = (self.embedder if vectors is None
                     else embed.Given(vectors, self.embedder.dimensions))
-        return ingest.write(self._db, embedder, self.extractor, records, opts,
-                            skipped=skipped, progress=progress, timing=timing)
+        report = ingest.write(self._db, embedder, self.extractor, records, opts,
+                              skipped=skipped, progress=progress, timing=timing)
+        self.tune_indexes()
+        return report
+
+    def tune_indexes(self) -> list[str]:
+        """Give each scope big enough to need it (and not most of the store) a vector
+        index of its own, on a server whose shared index cannot filter; after every write
+        and sweep. Returns the scopes that got one."""
+        return scope_indexes.ensure(self._db, self.embedder.dimensions)
 
     def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
         """How many memories a scope holds (every lifecycle), or the whole graph."""
@@ -302,11 +310,14 @@ class GraphMem:
         if all_scopes and scope:
             raise InputError("give a scope or all scopes, not both", field="all_scopes")
         target = None if all_scopes else (self._scope(scope))
-        return maintenance.sweep(self._db, embedder=self.embedder,
-                                 summarizer=self.summarizer, write=self._write_made,
-                                 scope=target, now=self.now(),
-                                 decay=self.settings.decay_table(), options=options,
-                                 dry_run=dry_run)
+        report = maintenance.sweep(self._db, embedder=self.embedder,
+                                   summarizer=self.summarizer, write=self._write_made,
+                                   scope=target, now=self.now(),
+                                   decay=self.settings.decay_table(), options=options,
+                                   dry_run=dry_run)
+        if not dry_run:  # a scope may have become a small share of a grown store
+            self.tune_indexes()
+        return report
 
     def consolidate(self, *, scope: str | None = None,
                     options: SweepOptions | None = None) -> maintenance.Consolidation:
@@ -377,6 +388,7 @@ class GraphMem:
         if not target:
             raise InputError("name the scope to drop", field="scope")
         self.flush()  # reinforcement still being written would deadlock with the delete
+        scope_indexes.forget(self._db, target)
         rows = self._db.autocommit("admin/delete_scope", scope=target)
         return int(rows[0]["deleted"]) if rows else 0
 

@@ -3,13 +3,17 @@
 // CREATE (cheaper than MERGE) is safe; the (scope, id) uniqueness constraint still guards
 // against a racing writer.
 // metadata keys travel as `meta.<key>` properties; the embedding is stored as a float32
-// vector property for the vector index.
+// vector property for the vector index. The scope's node is locked first and counts them
+// (fragments/scope_lock); they carry its own-index label when it has one.
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), valid_until (datetime or
 //         null), added_by, content_hash,
 //         embedding (list of float)}.
 // Returns: nothing.
-UNWIND $rows AS r
+{{scope_lock}}
+SET s.written = s.written + size(rows)
+WITH rows, own
+UNWIND rows AS r
 CREATE (m:Memory {id: r.id, scope: r.scope})
 SET m.text = r.text,
     m.kind = r.kind,
@@ -33,5 +37,6 @@ SET m.text = r.text,
 SET m += r.meta
 // The kind as a label too: Neo4j Browser styles nodes by label (cypher/explore/*.grass).
 SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))
+SET m:$(own)
 WITH m, r
 CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)

@@ -3,13 +3,16 @@
 // while created_at, access history and a caller-given added_by are kept; the new text's
 // embedding puts the memory back in the hot tier.
 // metadata keys travel as `meta.<key>` properties (a null value removes the key).
-// The embedding is stored as a float32 vector property for the vector index.
+// The embedding is stored as a float32 vector property for the vector index. The scope's
+// node is locked first (fragments/scope_lock): a memory made again here gets the scope's
+// own-index label.
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), valid_until (datetime or
 //         null), added_by, content_hash,
 //         embedding (list of float)}.
 // Returns: nothing.
-UNWIND $rows AS r
+{{scope_lock}}
+UNWIND rows AS r
 MERGE (m:Memory {id: r.id, scope: r.scope})
   ON CREATE SET
     m.created_at = r.created_at,
@@ -36,5 +39,6 @@ SET m += r.meta
 // The kind as a label (for Browser styling); a new embedding makes it hot again.
 REMOVE m:Episodic:Semantic:Procedural:Core:Heuristic:Reflection:Cold:Stub
 SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))
+SET m:$(own)
 WITH m, r
 CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)

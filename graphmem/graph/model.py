@@ -123,6 +123,22 @@ class Memory(StructuredNode):
     consolidated_from = RelationshipTo("Memory", "CONSOLIDATED_FROM")
 
 
+class Scope(StructuredNode):
+    """A scope's own node: writers lock it, so a scope's writes and the switch to its own
+    vector index (`graph.scope_indexes`) happen one after the other. Memories name their
+    scope by property; no edge leads here."""
+
+    name = StringProperty(unique_index=True, required=True)
+    #: Memories written into the scope (counted from the store when the node is made):
+    #: decides when it gets its own vector index; a hard forget does not lower it.
+    written = IntegerProperty(default=0)
+    #: The label its memories carry once it is getting its own index (`Scope_<hex>`).
+    label = StringProperty()
+    #: Its own vector index, set once the index is ONLINE and every memory has the label.
+    vector_index = StringProperty()
+    written_at = DateTimeProperty()
+
+
 class Tombstone(StructuredNode):
     """What a hard forget leaves: who forgot which id when, and its hash; never the text."""
 
@@ -141,4 +157,4 @@ class Sweep(StructuredNode):
     seconds = FloatProperty()
 
 
-SCHEMA_CLASSES = (Memory, Entity, Session, Tombstone, Sweep)
+SCHEMA_CLASSES = (Memory, Entity, Session, Scope, Tombstone, Sweep)

@@ -76,6 +76,7 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
         finally:
             embedding.vector_index = declared
         store.autocommit("admin/memory_key")
+        store.autocommit("admin/scope_nodes")
         install_fulltext(store)
         store.autocommit("admin/scope_entities")
         store.autocommit("admin/set_display_labels")

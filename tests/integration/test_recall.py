@@ -12,6 +12,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.graph import scope_indexes
 from graphmem.graph.store import Store
 from graphmem.read import retrieval
 from graphmem.types import QUERY
@@ -321,16 +322,21 @@ def exact_ranking(mem: GraphMem, query: str, numbers: list[int]) -> list[str]:
     return [f"m{numbers[i]}" for i in order]
 
 
-@pytest.mark.parametrize("scan_below", [0, retrieval.SCAN_BELOW])
+@pytest.mark.parametrize("path", ["shared index", "own index", "scan"])
 @pytest.mark.parametrize("options", [
     {}, {"kinds": ["core"]}, {"include_archived": True},
     {"since": "2024-02-01T00:00:00Z", "until": "2024-04-01T00:00:00Z"}])
 def test_vector_recall_is_the_scopes_exact_cosine_ranking(
-        crowded: GraphMem, options: dict, scan_below: int,
+        crowded: GraphMem, options: dict, path: str, store: Store,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # The same on both lines, by the index (5.26 over-fetches as deep as the pass rate
-    # says, then scans; 2026 filters inside the index) or by a small scope's scan.
-    monkeypatch.setattr(retrieval, "SCAN_BELOW", scan_below)
+    # The same on both lines, by the shared index (5.26 over-fetches as deep as the pass
+    # rate says, then scans; 2026 filters inside the index), by a big scope's own index
+    # (5.26), or by a small scope's scan.
+    monkeypatch.setattr(retrieval, "SCAN_BELOW", retrieval.SCAN_BELOW if path == "scan" else 0)
+    if path == "own index":
+        if store.variant == "search":
+            pytest.skip("Neo4j 2026 filters in the shared index: no scope has its own")
+        scope_indexes.make(store, crowded.settings.scope, crowded.embedder.dimensions)
     query = "is the ferry late"
     found = crowded.recall(query, mode="vector", hops=0, top_k=10, candidates=10,
                            temporal_weight=0.0, turn_weight=0.0, reinforce=False, **options)

@@ -1,0 +1,91 @@
+"""A vector index of its own for a big scope, on servers whose vector index cannot filter.
+
+On Neo4j 5.26 the shared vector index returns a scope's neighbours among every scope's
+memories: a scope that is a tenth of the store is asked ten times deeper than its answer,
+and that search is most of a recall's time there. A scope of at least OWN_INDEX_AT
+memories that is at most MAX_SHARE of the store gets a label of its own (`Scope_<hex>`)
+and a vector index on it, which recall and near-duplicate search ask instead
+(docs/decisions.md, "A big scope gets a vector index of its own"). Neo4j 2026 filters
+inside the shared index, so there it is never made.
+
+The switch never leaves a memory out: the scope's node names the label under the lock
+every writer of the scope takes first (`fragments/scope_lock`), the memories written
+before are labelled, the index is built, and only then does the node name the index.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphmem.graph.schema import scope_key
+from graphmem.graph.store import Store
+
+#: A scope with this many memories written gets its own index (where the server needs
+#: one): a smaller one is scanned exactly, or its neighbours are found at a modest depth.
+OWN_INDEX_AT = 1000
+#: ...unless it holds more than this share of all memories: the shared index's
+#: neighbours are then mostly its own anyway, and a second index would double the work.
+MAX_SHARE = 0.5
+#: How long making an index may wait for the server to build it.
+BUILD_SECONDS = 900
+#: The only labels and index names this module passes to the server.
+_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
+_NAME = re.compile(r"memory_vector_[0-9a-f]{24}")
+
+
+def label(scope: str) -> str:
+    """The label the memories of `scope` carry once it has its own vector index."""
+    return _checked(_LABEL, "Scope_" + scope_key(scope)[1:])
+
+
+def index_name(scope: str) -> str:
+    """The name of the vector index of `scope`'s own."""
+    return _checked(_NAME, "memory_vector_" + scope_key(scope)[1:])
+
+
+def _checked(pattern: re.Pattern[str], value: str) -> str:
+    if not pattern.fullmatch(value):
+        raise ValueError(f"{value!r} is not a scope index label or name")
+    return value
+
+
+def due(store: Store) -> list[str]:
+    """The scopes that should have their own vector index and have none ready yet
+    (none where the server's index filters by itself)."""
+    if store.variant is not None:
+        return []
+    return [r["scope"] for r in
+            store.read("admin/scopes_due_index", at=OWN_INDEX_AT, share=MAX_SHARE)]
+
+
+def make(store: Store, scope: str, dimensions: int) -> str:
+    """Give `scope` its own vector index (idempotent, and resumable if a run stopped
+    half-way); returns the index's name once recall may use it."""
+    own, name = label(scope), index_name(scope)
+    store.write("admin/scope_label", scope=scope, label=own)
+    store.autocommit("admin/label_scope", scope=scope, label=own)
+    if not store.read("admin/index_exists", index=name):
+        store.autocommit("admin/scope_vector_index", index=name, label=own,
+                         dimensions=dimensions)
+    store.autocommit("admin/await_index", index=name, seconds=BUILD_SECONDS)
+    store.write("admin/scope_index_ready", scope=scope, index=name)
+    # Depths remembered for the shared index are far deeper than this one needs.
+    for key in [k for k in store.vector_depth if k[0] == scope]:
+        del store.vector_depth[key]
+    return name
+
+
+def ensure(store: Store, dimensions: int) -> list[str]:
+    """Give every scope that is due one its own vector index; returns those scopes."""
+    made = due(store)
+    for scope in made:
+        make(store, scope, dimensions)
+    return made
+
+
+def forget(store: Store, scope: str) -> None:
+    """Remove `scope`'s node, and its own vector index if it has one (when the scope is
+    dropped)."""
+    rows = store.write("admin/delete_scope_node", scope=scope)
+    if rows and rows[0]["own"]:
+        store.autocommit("admin/drop_index", index=index_name(scope))

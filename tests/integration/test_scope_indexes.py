@@ -1,0 +1,103 @@
+"""A big scope's own vector index (Neo4j 5.26, whose shared index cannot filter): made
+when due, never leaving a memory out, asked by recall, and gone with the scope."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.graph import scope_indexes
+from graphmem.graph.store import Store
+from graphmem.read import retrieval
+
+
+def state(store: Store, scope: str) -> dict:
+    rows = store.read("admin/scope_index_state", scope=scope)
+    return rows[0] if rows else {}
+
+
+def notes(prefix: str, n: int, start: int = 0) -> list[dict]:
+    topics = ["the harbour ferry", "our build server", "the chess club", "a leaking roof"]
+    return [{"id": f"{prefix}{i}", "text": f"Note {i} about {topics[i % 4]} and its costs"}
+            for i in range(start, start + n)]
+
+
+def test_writers_count_a_scopes_memories_on_its_node(mem: GraphMem, store: Store,
+                                                     scope: str) -> None:
+    mem.remember(notes("n", 5))
+    mem.remember(notes("n", 3, start=5))
+    found = state(store, scope)
+    assert found["written"] == 8 and found["memories"] == 8
+    assert found["label"] is None and found["vector_index"] is None
+
+
+def test_a_due_scope_gets_its_own_index_and_writes_after_it_carry_the_label(
+        mem: GraphMem, store: Store, scope: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scope_indexes, "OWN_INDEX_AT", 12)
+    monkeypatch.setattr(retrieval, "SCAN_BELOW", 0)  # the index's path, not a scan
+    crowd = scope + "-crowd"
+    # At this threshold other tests' scopes on the server would be due too: not here.
+    due = scope_indexes.due
+    monkeypatch.setattr(scope_indexes, "due",
+                        lambda store: [s for s in due(store) if s.startswith(scope)])
+    try:
+        mem.remember(notes("c", 30), scope=crowd)  # a scope too small to be due
+        mem.remember(notes("n", 10))  # not yet due: under OWN_INDEX_AT
+        assert state(store, scope)["vector_index"] is None
+        mem.remember(notes("n", 4, start=10))  # due; the write itself makes the index
+        found = state(store, scope)
+        if store.variant == "search":  # Neo4j 2026 filters inside the shared index
+            assert found["vector_index"] is None and scope not in scope_indexes.due(store)
+            return
+        assert found["vector_index"] == scope_indexes.index_name(scope)
+        assert found["labelled"] == found["memories"] == 14
+        assert scope not in scope_indexes.due(store)
+        # Recall asks the own index: its first list is the scope's whole top 10, where the
+        # shared one holds twice as many of the crowd's near-identical notes.
+        asked = mem.recall("harbour ferry costs", mode="vector", hops=0, candidates=10,
+                           turn_weight=0.0, reinforce=False)
+        assert asked.profile.round_trips == 1 and len(asked.hits) == 10
+        # A memory written after the switch is in the own index, and recall finds it.
+        mem.remember([{"id": "late", "text": "The lighthouse keeper retired in spring"}])
+        assert state(store, scope)["labelled"] == 15
+        hits = mem.recall("when did the lighthouse keeper retire", mode="vector", hops=0,
+                          top_k=1, reinforce=False).hits
+        assert [h.id for h in hits] == ["late"]
+        # Another scope's memories never come from it.
+        other = mem.recall("harbour ferry costs", mode="vector", hops=0, top_k=5,
+                           reinforce=False, scope=crowd).hits
+        assert other and all(h.id.startswith("c") for h in other)
+    finally:
+        mem.drop_scope(crowd)
+
+
+def test_dropping_a_scope_drops_its_own_index(mem: GraphMem, store: Store, scope: str,
+                                              embedder: object) -> None:
+    if store.variant == "search":
+        pytest.skip("Neo4j 2026 makes no scope indexes")
+    mem.remember(notes("n", 6))
+    name = scope_indexes.make(store, scope, mem.embedder.dimensions)
+    assert store.read("admin/index_exists", index=name)
+    assert state(store, scope)["labelled"] == 6
+    assert mem.drop_scope(scope) == 6
+    assert not store.read("admin/index_exists", index=name) and not state(store, scope)
+
+
+def test_making_an_index_again_resumes_and_changes_nothing(mem: GraphMem, store: Store,
+                                                           scope: str) -> None:
+    if store.variant == "search":
+        pytest.skip("Neo4j 2026 makes no scope indexes")
+    mem.remember(notes("n", 6))
+    # As if a run stopped after naming the label: the memories were never labelled.
+    store.write("admin/scope_label", scope=scope, label=scope_indexes.label(scope))
+    assert state(store, scope)["labelled"] == 0
+    first = scope_indexes.make(store, scope, mem.embedder.dimensions)
+    assert scope_indexes.make(store, scope, mem.embedder.dimensions) == first
+    assert state(store, scope)["labelled"] == 6
+
+
+def test_labels_and_index_names_are_checked_before_they_reach_the_server() -> None:
+    assert scope_indexes.label("a scope") == "Scope_" + scope_indexes.index_name(
+        "a scope").removeprefix("memory_vector_")
+    with pytest.raises(ValueError):
+        scope_indexes._checked(scope_indexes._LABEL, "Scope_x`) DETACH DELETE (n")
