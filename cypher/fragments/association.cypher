@@ -8,7 +8,7 @@
 // (1 / degree), as a personalised PageRank's first step, so a rare name counts and a hub
 // cannot flood.
 CALL () {
-  UNWIND $query_entities AS key
+  UNWIND $lists.entities AS key
   MATCH (e:Entity {key: key})
   WITH e, coalesce(CASE WHEN e.scope = $scope THEN e.degree ELSE e.public_degree END, 0)
           AS degree
@@ -148,8 +148,8 @@ CALL (reached, pool) {
 }
 // A memory about what the query names (its title, a turn's speaker) rises by a factor.
 WITH m, candidate, x, cosine, retention, layer,
-     score * CASE WHEN size($query_entities) > 0
-                   AND EXISTS { (m)-[:ABOUT]->(e:Entity) WHERE e.key IN $query_entities }
+     score * CASE WHEN size($lists.entities) > 0
+                   AND EXISTS { (m)-[:ABOUT]->(e:Entity) WHERE e.key IN $lists.entities }
                   THEN 1 + $subject_weight ELSE 1.0 END AS score
 ORDER BY score DESC, m.id
 LIMIT $answer_k

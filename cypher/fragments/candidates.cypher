@@ -49,14 +49,14 @@ CALL (scan) {
   RETURN found[i].m AS m, i + 1 AS vrank, found[i].s AS vscore, null AS trank, null AS bm25,
          null AS cbm25, null AS returned
   UNION ALL
-  UNWIND range(0, size(coalesce($text_found, [])) - 1) AS i
-  WITH i, $text_found[i] AS t
+  UNWIND range(0, size(coalesce($lists.text, [])) - 1) AS i
+  WITH i, $lists.text[i] AS t
   MATCH (node:Memory {scope: t.scope, id: t.id})
     USING INDEX node:Memory(scope, id)
   RETURN node AS m, null AS vrank, null AS vscore, i + 1 AS trank, t.bm25 AS bm25,
          null AS cbm25, null AS returned
   UNION ALL
-  UNWIND coalesce($context_found, []) AS t
+  UNWIND coalesce($lists.context, []) AS t
   MATCH (node:Memory {scope: t.scope, id: t.id})
     USING INDEX node:Memory(scope, id)
   RETURN node AS m, null AS vrank, null AS vscore, null AS trank, null AS bm25,
@@ -75,10 +75,10 @@ WITH collect(CASE WHEN m IS NOT NULL
 // and itself; its own text when it has none) and by the cosine of the query with the
 // mean of its and the previous turn's vectors, (c + c_prev) / sqrt(2 + 2 cos(x, prev)).
 CALL (cands) {
-  WITH cands WHERE $context_found IS NULL
+  WITH cands WHERE $lists.context IS NULL
   RETURN cands AS pool
   UNION ALL
-  WITH cands WHERE $context_found IS NOT NULL
+  WITH cands WHERE $lists.context IS NOT NULL
   UNWIND cands AS c
   WITH c, c.m AS cm
   OPTIONAL MATCH (cm)-[:NEXT]->(n:Memory)
@@ -129,9 +129,9 @@ WITH c.m AS m, c.vrank AS vrank, c.trank AS trank, c.bm25 AS bm25, c.cvrank AS c
           ELSE 2 * vector.similarity.cosine(c.m.embedding, $vector) - 1 END AS cosine
 WITH m, vrank, trank, bm25, cosine, vector_found, index_returned,
      CASE
-       WHEN $text_found IS NULL THEN cosine
+       WHEN $lists.text IS NULL THEN cosine
        WHEN $vector IS NULL THEN coalesce(bm25, 0.0) / best
-       WHEN $alpha IS NULL AND $context_found IS NOT NULL THEN
+       WHEN $alpha IS NULL AND $lists.context IS NOT NULL THEN
          (coalesce(1.0 / ($rrf_k + vrank), 0.0) + coalesce(1.0 / ($rrf_k + trank), 0.0)
           + coalesce(1.0 / ($rrf_k + cvrank), 0.0) + coalesce(1.0 / ($rrf_k + ctrank), 0.0))
          * ($rrf_k + 1) / 4.0

@@ -17,16 +17,16 @@
 // hub's unrelated neighbours stay down. Direct candidates add the bonus to their score;
 // a memory reached only by association scores bonus * temporal factor * layer factor.
 // Each reached memory keeps its strongest incoming step (its path).
-// The query's own entities ($query_entities, keys in the caller's and the layers' entity
+// The query's own entities ($lists.entities, keys in the caller's and the layers' entity
 // spaces) reach the memories that mention them or are about them, earning
 // $mention_weight * activation (no cos^2: the query named them), and lift
 // (x (1 + $subject_weight)) the memories about them (a title, a turn's speaker).
-// Params: recall/candidates' (with $text_found, $context_found and $k), and $seeds
+// Params: recall/candidates' (with $lists and $k), and $seeds
 //         (int), $hops (0, 1 or 2), $width (memories kept per hop), $beta, $answer_k,
 //         $vector (list of float or null: no bonus factor without it), $scope, $layers,
 //         $lifecycles, $kinds, $filters, $since, $until, $now, $link_tau,
 //         $entity_weight, $hub_limit, $hop_decay, $temporal, $layer_factor, $decay,
-//         $query_entities (list of keys), $mention_weight, $subject_weight, $use_weight
+//         $lists.entities (list of keys), $mention_weight, $subject_weight, $use_weight
 //         (feedback's factor on what association alone brings in, as candidates apply it
 //         to theirs), $turns (bool: return each ranked turn's neighbours).
 // Returns one row: vector_found and index_returned (as recall/candidates) and hits —

@@ -6,7 +6,7 @@
 //         association parameters ($seeds, $hops, $width, $beta, $answer_k, $vector,
 //         $scope, $layers, $lifecycles, $kinds, $filters, $since, $until, $now,
 //         $link_tau, $entity_weight, $hub_limit, $hop_decay, $temporal, $layer_factor,
-//         $decay, $query_entities, $mention_weight, $subject_weight, $use_weight, $turns).
+//         $decay, $lists.entities, $mention_weight, $subject_weight, $use_weight, $turns).
 // Returns one row, as recall/associate's (vector_found and index_returned null).
 WITH $pool AS pool
 OPTIONAL CALL (pool) {

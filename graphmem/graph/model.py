@@ -131,7 +131,7 @@ class Scope(StructuredNode):
     name = StringProperty(unique_index=True, required=True)
     #: Memories written into the scope (counted from the store when the node is made):
     #: decides when it gets its own vector index; a hard forget does not lower it.
-    written = IntegerProperty(default=0)
+    written = IntegerProperty(default=0, index=True)
     #: The label its memories carry once it is getting its own index (`Scope_<hex>`).
     label = StringProperty()
     #: Its own vector index, set once the index is ONLINE and every memory has the label.

@@ -128,22 +128,24 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                       else None)
     # The full-text lists need no vector: the server finds them while the query embeds.
     texts = (store.submit("recall/text_lists", **common, text_index=FULLTEXT_INDEX,
-                          lucene=lucene, context_lucene=context_lucene, fetch=fetch)
+                          lucene={"text": lucene, "context": context_lucene}, fetch=fetch)
              if lucene is not None else None)
     vector = embedder.embed_query(query).tolist() if needs_vector else None
     profile.embed_ms = lap()
     with_turns = opts.turn_weight > 0
+    named = (query_entities(extractor, query, now, [scope, *opts.layers])
+             if opts.hops > 0 else [])
     association = (_association_params(
-        opts, query_entities(extractor, query, now, [scope, *opts.layers]),
-        answer_k=max(pool, common["k"]) if with_turns else common["k"], turns=with_turns)
-        if opts.hops > 0 else None)
+        opts, answer_k=max(pool, common["k"]) if with_turns else common["k"],
+        turns=with_turns) if opts.hops > 0 else None)
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
                           **{**common, "k": max(pool, common["k"])})
         profile.round_trips += 1
         if association is not None:
             rows = store.read("recall/associate_pool", **common, **association,
-                              vector=vector, pool=[_candidate(r) for r in rows])
+                              vector=vector, pool=[_candidate(r) for r in rows],
+                              lists={"entities": named})
             profile.round_trips += 1
     else:
         lists = texts.result()[0] if texts else {"text": None, "context": None}
@@ -153,8 +155,10 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             **common,
             "k": pool, "hydrate": association is None,
             "vector": vector if opts.mode in ("vector", "hybrid") else None,
-            "text_found": lists["text"],
-            "context_found": lists["context"],
+            # Lists whose size varies per query travel in one map: Neo4j keys a cached
+            # plan on each list parameter's size, and planning this query takes ~1.3 s
+            # (docs/decisions.md, "Lists that vary travel in one map").
+            "lists": {**lists, "entities": named},
             "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
             "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
             "rrf_k": opts.rrf_k, "scan": False, "scan_below": SCAN_BELOW,
@@ -273,15 +277,16 @@ def query_entities(extractor: Extractor | None, query: str, now: datetime,
     return [entity_prefix(s) + ref for s in dict.fromkeys(scopes) for ref in sorted(refs)]
 
 
-def _association_params(opts: RecallOptions, named: list[str], *, answer_k: int,
+def _association_params(opts: RecallOptions, *, answer_k: int,
                         turns: bool) -> dict[str, Any]:
-    """The parameters `fragments/association` adds to a recall's: how activation spreads
-    from the best direct candidates and from the entities the query names (`named`,
-    graph keys), how much what it reaches earns, and how many ranked hits come back."""
+    """The parameters `fragments/association` adds to a recall's (besides the entities
+    the query names, `$lists.entities`): how activation spreads from the best direct
+    candidates and from those entities, how much what it reaches earns, and how many
+    ranked hits come back."""
     return {"seeds": opts.seeds, "hops": opts.hops, "width": opts.width,
             "beta": opts.association, "link_tau": opts.link_tau_days,
             "entity_weight": opts.entity_weight, "hub_limit": opts.hub_limit,
-            "hop_decay": opts.hop_decay, "query_entities": named,
+            "hop_decay": opts.hop_decay,
             "mention_weight": opts.mention_weight, "subject_weight": opts.subject_weight,
             "answer_k": answer_k, "turns": turns}
 
