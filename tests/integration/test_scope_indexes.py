@@ -71,8 +71,8 @@ def test_a_due_scope_gets_its_own_index_and_writes_after_it_carry_the_label(
         mem.drop_scope(crowd)
 
 
-def test_dropping_a_scope_drops_its_own_index(mem: GraphMem, store: Store, scope: str,
-                                              embedder: object) -> None:
+def test_dropping_a_scope_drops_its_own_index(mem: GraphMem, store: Store,
+                                              scope: str) -> None:
     if store.variant == "search":
         pytest.skip("Neo4j 2026 makes no scope indexes")
     mem.remember(notes("n", 6))
