@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from graphmem.graph.schema import scope_key
+from graphmem.graph.schema import indexes, scope_key
 from graphmem.graph.store import Store
 
 #: A scope with this many memories written gets its own index (where the server needs
@@ -64,7 +64,7 @@ def make(store: Store, scope: str, dimensions: int) -> str:
     own, name = label(scope), index_name(scope)
     store.write("admin/scope_label", scope=scope, label=own)
     store.autocommit("admin/label_scope", scope=scope, label=own)
-    if not store.read("admin/index_exists", index=name):
+    if all(i.name != name for i in indexes(store)):
         store.autocommit("admin/scope_vector_index", index=name, label=own,
                          dimensions=dimensions)
     store.autocommit("admin/await_index", index=name, seconds=BUILD_SECONDS)
