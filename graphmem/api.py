@@ -159,14 +159,17 @@ class GraphMem:
         """Store one text, one record or many records as one all-or-nothing batch.
 
         Records the gates refuse come back as `rejected` with the reason; the rest land.
-        A record a hard forget removed is refused unless `allow_forgotten`.
+        A record a hard forget removed is refused unless `allow_forgotten`. Records that
+        name no session join `session`, else the configured one (GRAPHMEM_SESSION), in
+        order of arrival.
         """
         if isinstance(records, str | MemoryIn | dict):
             records = [records]
         collector = Collector()
         collector.extend(records, source)
         opts = self.write_options(scope=scope, added_by=added_by, kind=kind,
-                                  visibility=visibility, session=session,
+                                  visibility=visibility,
+                                  session=session or self.settings.session,
                                   signal_gate=signal_gate, allow_forgotten=allow_forgotten)
         return self.write(collector.records, opts)
 
@@ -174,9 +177,10 @@ class GraphMem:
                       progress: bool = False, **options: Any) -> WriteReport:
         """Store records given as JSON text (one object, an array of objects, or NDJSON) as
         one all-or-nothing batch; errors name `source` and the line. `options` are those
-        of `write_options`."""
+        of `write_options`; the session defaults as `remember`'s does."""
         collector = Collector(skip_invalid)
         parse_records(data, source, collector=collector)
+        options["session"] = options.get("session") or self.settings.session
         return self.write(collector.records, self.write_options(**options),
                           skipped=collector.skipped, progress=progress)
 
@@ -330,8 +334,11 @@ class GraphMem:
 
     def _write_made(self, records: list[MemoryIn], scope: str) -> WriteReport:
         """Write what graphmem made (a consolidation, a reflection, a new version): the
-        write path without the signal gate."""
-        return self.remember(records, scope=scope, signal_gate=False)
+        write path without the signal gate, in no session (nobody said it)."""
+        collector = Collector()
+        collector.extend(records)
+        return self.write(collector.records, self.write_options(scope=scope,
+                                                                signal_gate=False))
 
     def prune(self, *, scope: str | None = None, options: SweepOptions | None = None) -> int:
         """Delete dead links now (the sweep's link-pruning step alone); returns how many."""

@@ -102,6 +102,10 @@ class Given:
         return out / np.where(norms == 0, 1, norms)
 
 
+#: Calls of at most this many texts are embedded one by one by the query runtime.
+FEW = 4
+
+
 class Embedder:
     """Turns texts into unit-length float32 vectors; loads the model on first use."""
 
@@ -149,6 +153,11 @@ class Embedder:
         """
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
+        if len(texts) <= FEW and self._onnx_queries() is not None:
+            # An agent's remember is one text: the query runtime embeds it in a few ms,
+            # where torch's batch machinery takes tens (docs/decisions.md, "An agent's
+            # write is embedded like a query").
+            return np.stack([self._encode_one(t) for t in texts])
         if advance is None:
             return self._encode(texts)
         step = self.batch_size * 4
@@ -247,6 +256,9 @@ class RemoteEmbedder(Embedder):
     def warm(self) -> None:
         """Nothing to load; asking the dimension checks the endpoint answers."""
         _ = self.dimensions
+
+    def _onnx_queries(self) -> OnnxQueries | None:
+        return None  # the endpoint embeds every text
 
     def _encode_one(self, text: str) -> np.ndarray:
         return self._encode([text])[0]

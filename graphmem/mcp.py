@@ -9,6 +9,7 @@ error the agent can read, never as a crash.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
@@ -45,10 +46,19 @@ def _call(fn: Callable[[], T]) -> T:
         raise ToolError(e.one_line()) from None
 
 
-def build(mem: GraphMem) -> MCPServer:
-    """An MCP server whose tools act on `mem`'s scope."""
+def connection_session(now: datetime) -> str:
+    """The session a connection's memories join when the agent names none: one per
+    server process, which serves one client (stdio)."""
+    return f"mcp-{now:%Y-%m-%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def build(mem: GraphMem, session: str | None = None) -> MCPServer:
+    """An MCP server whose tools act on `mem`'s scope. What the agent stores without
+    naming a session joins `session` (default: the configured one, else one of this
+    connection's own), in order of arrival, so its conversation gets its order."""
     server = MCPServer(name="graphmem", instructions=INSTRUCTIONS,
                        description=f"Associative long-term memory (scope {mem.settings.scope})")
+    ours = session or mem.settings.session or connection_session(mem.now())
 
     @server.tool(name="memory_store")
     def memory_store(
@@ -61,17 +71,21 @@ def build(mem: GraphMem) -> MCPServer:
         tags: Annotated[list[str], Field(description="Short labels.")] = [],  # noqa: B006
         metadata: Annotated[dict[str, str | int | float | bool], Field(
             description="Extra facts, e.g. {\"speaker\": \"Ana\"}.")] = {},  # noqa: B006
-        session: Annotated[str | None, Field(description="The conversation or run.")] = None,
+        session: Annotated[str | None, Field(
+            description="The conversation or run (default: this connection's).")] = None,
         supersedes: Annotated[str | None, Field(
             description="Id of a memory this one replaces.")] = None,
+        created_at: Annotated[datetime | None, Field(
+            description="When it was said or happened, ISO-8601 (default: now).")] = None,
     ) -> dict[str, Any]:
         """Remember a statement. Near-duplicates confirm the existing memory instead of
-        adding one; secrets and filler are refused with the reason."""
+        adding one; secrets and filler are refused with the reason. Statements of one
+        session are kept in the order they arrive."""
         record = {"text": text, "kind": kind, "importance": importance, "tags": tags,
                   "metadata": metadata, "source": "agent", "session": session,
-                  "supersedes": supersedes}
+                  "supersedes": supersedes, "created_at": created_at}
         report = _call(lambda: mem.remember({k: v for k, v in record.items()
-                                             if v is not None}))
+                                             if v is not None}, session=ours))
         return report.model_dump(mode="json")
 
     @server.tool(name="memory_recall")

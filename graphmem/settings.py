@@ -64,6 +64,9 @@ class Settings(BaseSettings):
 
     scope: str = "default"
     added_by: str | None = None
+    #: The conversation or run this process writes in (GRAPHMEM_SESSION): records that
+    #: name no session join it, in order of arrival. An agent's harness sets it once.
+    session: str | None = None
 
     #: Cosine at or above which a new text confirms an existing memory.
     dedup_threshold: float = Field(0.92, gt=0.0, le=1.0)

@@ -302,6 +302,8 @@ class Hit(BaseModel):
     created_at: datetime | None = None
     tags: list[str] = []
     metadata: dict[str, Any] = {}
+    #: Its place in its session's conversation (a turn), or None.
+    position: int | None = None
 
 
 class MemoryOut(BaseModel):
@@ -333,6 +335,9 @@ class MemoryOut(BaseModel):
     sessions: list[str] = []
     entities: list[str] = []
     supersedes: list[str] = []
+    #: Its place in the conversation of `session` (a turn, from 0), or None.
+    position: int | None = None
+    session: str | None = None
 
 
 class RecallProfile(BaseModel):

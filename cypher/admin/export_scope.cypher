@@ -1,5 +1,6 @@
 // admin/export_scope — a scope's memories as pack records: their properties, session,
-// what each supersedes and its manual links, oldest first. References point only at
+// what each supersedes and its manual links, oldest first (a session's turns of one time
+// in their conversation's order, which an import gives them again). References point only at
 // memories the same export holds, so a pack always imports whole; a manual link (stored
 // once, undirected in meaning) goes with the later of its two memories, so it points
 // back at a line already read.
@@ -19,4 +20,4 @@ RETURN m {.*, embedding: null} AS memory,
         WHERE o.scope = $scope AND o.lifecycle IN $lifecycles
           AND (o.created_at < m.created_at OR (o.created_at = m.created_at AND o.id < m.id))
           AND ($versions OR o.version_of IS NULL) | {id: o.id, weight: r.weight}] AS links
-ORDER BY m.created_at, m.id
+ORDER BY m.created_at, m.session, m.position, m.id

@@ -3,7 +3,7 @@
 // Params: none.
 // Returns: nothing.
 MATCH (p:Memory)-[:NEXT]->(x:Memory)
-WHERE x.context IS NULL AND (p.visibility = 'public' OR x.visibility = 'private')
+WHERE x.context IS NULL AND {{context_text}} IS NOT NULL
 CALL (p, x) {
-  SET x.context = p.text + '\n' + x.text
+  SET x.context = {{context_text}}
 } IN TRANSACTIONS OF 1000 ROWS

@@ -4,7 +4,8 @@
 // loses it; entities that no memory mentions or is about any more are deleted, and so
 // are the scope's reflections that name one of them. Each deleted memory (not a
 // version) leaves a Tombstone with only its id, content hash, scope, time and who —
-// never the text — which refuses writing it again.
+// never the text — which refuses writing it again. A forgotten turn's neighbours become
+// each other's, and a session it leaves empty goes with it.
 // Params: $id, $scope, $now, $by.
 // Returns: id, versions (earlier versions deleted), derived (ids of consolidated and
 //          reflection memories deleted with it) — no row if missing from the scope.
@@ -26,16 +27,40 @@ FOREACH (r IN roots |
   CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
                       forgotten_at: $now, forgotten_by: $by,
                       derived_from: CASE WHEN r.id = $id THEN null ELSE $id END}))
-// The turn after a forgotten one carries its text as context: that copy goes too.
+// A forgotten turn leaves no gap in its conversation: the turns before and after it
+// become neighbours, the turn after (which carried its text as context) reads after the
+// one before it now, and a session it ended ends at the turn before.
 WITH m, roots, versions, entities
 CALL (roots) {
   UNWIND roots AS r
-  MATCH (r)-[:NEXT]->(n:Memory)
-  REMOVE n.context
+  MATCH (r)-[:NEXT]->(x:Memory)
+  OPTIONAL MATCH (p:Memory)-[before:NEXT]->(r)
+  FOREACH (q IN CASE WHEN p IS NULL THEN [] ELSE [p] END |
+    CREATE (q)-[:NEXT {session: before.session}]->(x))
+  SET x.context = {{context_text}}
 }
-WITH m.id AS id, roots, versions, entities, [r IN roots WHERE r.id <> $id | r.id] AS derived
+CALL (roots) {
+  UNWIND roots AS r
+  MATCH (s:Session {id: r.session})
+  WHERE s.last = r.id
+  OPTIONAL MATCH (p:Memory)-[:NEXT]->(r)
+  SET s.last = p.id
+}
+// Its sessions, to delete those it leaves empty (a session's name can say what was said).
+CALL (roots) {
+  UNWIND roots AS r
+  MATCH (r)-[:IN_SESSION]->(s:Session)
+  RETURN collect(DISTINCT s) AS sessions
+}
+WITH m.id AS id, roots, versions, entities, sessions,
+     [r IN roots WHERE r.id <> $id | r.id] AS derived
 FOREACH (x IN roots + versions | DETACH DELETE x)
-WITH id, versions, derived, entities
+WITH id, versions, derived, entities, sessions
+CALL (sessions) {
+  UNWIND sessions AS s
+  WITH s WHERE NOT EXISTS { (:Memory)-[:IN_SESSION]->(s) }
+  DETACH DELETE s
+}
 CALL (entities) {
   UNWIND entities AS e
   WITH e, {{degree}} AS degree,

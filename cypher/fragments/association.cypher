@@ -157,7 +157,7 @@ LIMIT $answer_k
 // with them: conversation order), in this same round trip.
 OPTIONAL CALL (m) {
   WITH m AS t
-  WHERE $turns AND t.`meta.turn` IS NOT NULL
+  WHERE $turns AND t.position IS NOT NULL
   {{neighbours}}
   RETURN prev, next
 }

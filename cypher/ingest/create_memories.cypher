@@ -7,8 +7,8 @@
 // (fragments/scope_lock); they carry its own-index label when it has one.
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), valid_until (datetime or
-//         null), added_by, content_hash,
-//         embedding (list of float)}.
+//         null), added_by, content_hash, position and session (an explicit place in a
+//         conversation, or null: placed by arrival later), embedding (list of float)}.
 // Returns: nothing.
 {{scope_lock}}
 SET s.written = s.written + size(rows)
@@ -27,6 +27,8 @@ SET m.text = r.text,
     m.tags = r.tags,
     m.content_hash = r.content_hash,
     m.added_by = r.added_by,
+    m.position = r.position,
+    m.session = r.session,
     m.created_at = r.created_at,
     m.valid_from = r.created_at,
     m.access_count = 0,

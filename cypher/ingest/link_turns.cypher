@@ -1,16 +1,21 @@
-// ingest/link_turns — conversation order as graph: the turns of each session (memories
-// with an integer `meta.turn`, earlier versions aside) are chained in order by
-// (:Memory)-[:NEXT {session}]->(:Memory). The session's chain is rebuilt whole, so a
-// re-ingest or a turn written later leaves exactly one edge between neighbours. A
-// session lives in one scope, so a chain never crosses scopes.
+// ingest/link_turns — conversation order as graph, for sessions written with explicit
+// positions (`metadata.turn`: the importers): the session's turns (memories placed in
+// its conversation, earlier versions aside) are chained in order of position by
+// (:Memory)-[:NEXT {session}]->(:Memory). The chain is rebuilt whole, so a re-ingest or
+// a turn written in between leaves exactly one edge between neighbours, and the session
+// keeps its end (`turns`, `last`) for the turns appended by arrival after it
+// (ingest/append_turns). A session lives in one scope, so a chain never crosses scopes.
 // Params: $sessions (list of Session ids).
 // Returns: linked (NEXT edges in the rebuilt chains).
 UNWIND $sessions AS sid
 MATCH (s:Session {id: sid})
+// Locks the session before its turns are read: appends to it wait for this rebuild.
+SET s.turns = coalesce(s.turns, 0)
+WITH s
 CALL (s) {
   MATCH (m:Memory)-[:IN_SESSION]->(s)
-  WHERE m.`meta.turn` IS NOT NULL AND m.version_of IS NULL
-  WITH m ORDER BY m.`meta.turn`, m.created_at, m.id
+  WHERE m.session = s.id AND m.position IS NOT NULL AND m.version_of IS NULL
+  WITH m ORDER BY m.position, m.created_at, m.id
   RETURN collect(m) AS turns
 }
 CALL (s, turns) {
@@ -18,6 +23,10 @@ CALL (s, turns) {
   MATCH (m)-[old:NEXT {session: s.id}]->()
   DELETE old
 }
+SET s.turns = CASE WHEN size(turns) = 0 OR s.turns > last(turns).position THEN s.turns
+                   ELSE last(turns).position + 1 END,
+    s.last = CASE WHEN size(turns) = 0 THEN s.last ELSE last(turns).id END
+WITH s, turns
 CALL (s, turns) {
   UNWIND range(0, size(turns) - 2) AS i
   WITH s, turns[i] AS a, turns[i + 1] AS b

@@ -1,9 +1,8 @@
 // ingest/turn_context — a turn's context: the text of the turn before it and its own, so
 // that recall can match it together with what it answers (the full-text index holds
 // `context` beside `text`). Set on each written memory and on the turn after it, from
-// the NEXT chain as it now stands; a memory with no turn before it has none. A public
-// turn never carries a private turn's text, so a reader of public memories (a layer)
-// learns nothing of a private turn through it.
+// the NEXT chain as it now stands (fragments/context_text); a memory with no turn before
+// it has none.
 // Params: $scope, $ids (the memories just written).
 // Returns: nothing.
 UNWIND $ids AS id
@@ -13,6 +12,4 @@ OPTIONAL MATCH (m)-[:NEXT]->(n:Memory)
 UNWIND [m, n] AS x
 WITH DISTINCT x WHERE x IS NOT NULL
 OPTIONAL MATCH (p:Memory)-[:NEXT]->(x)
-SET x.context = CASE WHEN p IS NOT NULL
-                      AND (p.visibility = 'public' OR x.visibility = 'private')
-                     THEN p.text + '\n' + x.text END
+SET x.context = {{context_text}}

@@ -8,8 +8,8 @@
 // own-index label.
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), valid_until (datetime or
-//         null), added_by, content_hash,
-//         embedding (list of float)}.
+//         null), added_by, content_hash, position and session (an explicit place in a
+//         conversation, or null: the memory keeps its place), embedding (list of float)}.
 // Returns: nothing.
 {{scope_lock}}
 UNWIND rows AS r
@@ -34,6 +34,8 @@ SET m.text = r.text,
     m.tags = r.tags,
     m.content_hash = r.content_hash,
     m.added_by = coalesce(m.added_by, r.added_by),
+    m.session = CASE WHEN r.position IS NULL THEN m.session ELSE r.session END,
+    m.position = coalesce(r.position, m.position),
     m.tier = 'hot'
 SET m += r.meta
 // The kind as a label (for Browser styling); a new embedding makes it hot again.

@@ -15,6 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from graphmem.api import GraphMem
+from graphmem.bench import agent
+from graphmem.bench.agent import AgentWrites
 from graphmem.bench.reference import PlainReference
 from graphmem.options import RecallOptions
 from graphmem.types import MemoryIn
@@ -99,13 +101,16 @@ class ModeScores(BaseModel):
 
 
 class LocomoBench(BaseModel):
-    """`bench locomo`: evidence recall@5/@10 per mode on LoCoMo conversations."""
+    """`bench locomo`: evidence recall@5/@10 per mode on LoCoMo conversations; with
+    `--as-agent`, also rows for the same turns written one `remember` call each, and what
+    became of those writes."""
 
     cores: int
     conversations: int
     questions: int
     modes: list[ModeScores]
     seconds: float
+    agent_writes: list[AgentWrites] = []
 
 
 #: Every structure step off: the plain modes, and the base each step is measured on.
@@ -119,6 +124,11 @@ LOCOMO_MODES: dict[str, dict[str, object]] = {
     "hybrid+context": {**_PLAIN, "context": True},
     "hybrid+turns": {**_PLAIN, "turn_weight": RecallOptions().turn_weight},
     "default": {"reinforce": False},  # hybrid, association, context and conversation order
+}
+#: With `--as-agent`: the rows asked of each agent-written copy (signal gate on, off).
+AGENT_MODES: dict[bool, dict[str, dict[str, object]]] = {
+    True: {"agent: hybrid": LOCOMO_MODES["hybrid"], "agent: default": LOCOMO_MODES["default"]},
+    False: {"agent, no signal gate: default": LOCOMO_MODES["default"]},
 }
 #: The row of the plain reference (`graphmem.bench.reference`) in every recall benchmark.
 REFERENCE = "plain reference"
@@ -188,35 +198,53 @@ def mode_scores(name: str, per_cat: Found) -> ModeScores:
 
 
 def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
-           modes: dict[str, dict[str, object]] | None = None) -> LocomoBench:
+           modes: dict[str, dict[str, object]] | None = None,
+           as_agent: bool = False) -> LocomoBench:
     """Each conversation in its own scope with its real dates; every question of
     categories 1-4 recalled, without reinforcement, in every mode, at "now" = the day
-    after the conversation's last session."""
+    after the conversation's last session. With `as_agent`, two more copies of each
+    conversation are written one `remember` call per turn (signal gate on, and off) and
+    asked in AGENT_MODES (`graphmem.bench.agent`)."""
     modes = modes or LOCOMO_MODES
     started = time.perf_counter()
-    found: dict[str, Found] = {m: {} for m in [*modes, REFERENCE]}
+    copies = AGENT_MODES if as_agent else {}
+    rows = [*modes, REFERENCE, *(name for c in copies.values() for name in c)]
+    found: dict[str, Found] = {m: {} for m in rows}
+    writes = {gate: agent.AgentWrites(signal_gate=gate) for gate in copies}
     questions = 0
     for path in paths:
         for conv in conversations(path):
             scope = f"bench:locomo:{conv.name}"
-            turns = _load(mem, turns_of(conv, path), scope)
+            records = turns_of(conv, path)
+            turns = _load(mem, records, scope)
+            scopes = {gate: f"bench:locomo-agent:{conv.name}:{'gate' if gate else 'nogate'}"
+                      for gate in copies}
+            for gate, copy in scopes.items():
+                mem.drop_scope(copy)
+                writes[gate].add(agent.write(
+                    mem, records, copy, signal_gate=gate,
+                    evidence={e for q in conv.questions for e in evidence(q)}))
             plain = PlainReference([t.record.text for t in turns], mem.embedder)
             dia_ids = [t.record.metadata.get("dia_id") for t in turns]
             with mem.at(conv.asked_at) as ask:
                 for q in conv.questions:
                     questions += 1
-                    for name, settings in modes.items():
-                        hits = ask.recall(q["question"], scope=scope, top_k=10,
-                                          **settings).hits  # type: ignore[arg-type]
-                        score(found[name], q, [h.metadata.get("dia_id") for h in hits])
+                    asked = [(scope, modes), *((scopes[g], copies[g]) for g in copies)]
+                    for where, settings_of in asked:
+                        for name, settings in settings_of.items():
+                            hits = ask.recall(q["question"], scope=where, top_k=10,
+                                              **settings).hits  # type: ignore[arg-type]
+                            score(found[name], q, [h.metadata.get("dia_id") for h in hits])
                     score(found[REFERENCE], q,
                           [dia_ids[i] for i in plain.rank(q["question"], 10)])
             if not keep:
-                mem.drop_scope(scope)
+                for where in [scope, *scopes.values()]:
+                    mem.drop_scope(where)
     return LocomoBench(cores=os.cpu_count() or 1, conversations=len(paths),
                        questions=questions,
-                       modes=[mode_scores(name, per_cat) for name, per_cat in found.items()],
-                       seconds=round(time.perf_counter() - started, 1))
+                       modes=[mode_scores(name, found[name]) for name in rows],
+                       seconds=round(time.perf_counter() - started, 1),
+                       agent_writes=list(writes.values()))
 
 
 def _pct(values: Iterable[float]) -> float:

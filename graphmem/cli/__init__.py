@@ -105,7 +105,8 @@ KindOpt = Annotated[str | None, typer.Option(
 VisibilityOpt = Annotated[str | None, typer.Option(
     "--visibility", help="public or private, for records that name none.")]
 SessionOpt = Annotated[str | None, typer.Option(
-    "--session", help="Session for records that name none (links memories said together).")]
+    "--session", help="Session for records that name none (links memories said together, "
+    "in order of arrival; remember's default: GRAPHMEM_SESSION).")]
 AddedByOpt = Annotated[str | None, typer.Option(
     "--added-by", help="Who adds these (default: settings); a record's own value wins.")]
 NoSignalGateOpt = Annotated[bool, typer.Option(

@@ -61,15 +61,27 @@ def locomo(
     paths: Conversations,
     keep: Annotated[bool, typer.Option(
         help="Keep the conversations' scopes (a later run reuses them).")] = False,
+    as_agent: Annotated[bool, typer.Option(
+        "--as-agent", help="Also write each conversation as an agent does, one remember "
+        "call per turn without positions (signal gate on, and off), and ask it too.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Evidence recall@5/@10 on LoCoMo, per mode and question category, in one run."""
     with GraphMem(load_settings()) as mem:
-        result = bench.locomo(mem, paths, keep=keep)
+        result = bench.locomo(mem, paths, keep=keep, as_agent=as_agent)
 
-    emit(result, as_json, lambda c: c.print(_recall_table(
-        "mode", result.modes, f"LoCoMo evidence recall, {result.questions} questions from "
-        f"{result.conversations} conversations ({result.cores} cores, {result.seconds:.0f} s)")))
+    def render(c) -> None:
+        c.print(_recall_table(
+            "mode", result.modes, f"LoCoMo evidence recall, {result.questions} questions "
+            f"from {result.conversations} conversations ({result.cores} cores, "
+            f"{result.seconds:.0f} s)"))
+        for w in result.agent_writes:
+            c.print(f"written as an agent, signal gate {'on' if w.signal_gate else 'off'}: "
+                    f"{w.turns} turns, {w.counts}; evidence turns refused "
+                    f"{w.evidence_refused} of {w.evidence_turns}")
+
+    emit(result, as_json, render)
 
 
 def _recall_table(first: str, rows: list[bench.ModeScores], title: str) -> Table:

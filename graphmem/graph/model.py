@@ -60,11 +60,17 @@ class Entity(StructuredNode):
 
 
 class Session(StructuredNode):
-    """The conversation or run a memory came from."""
+    """The conversation or run a memory came from. It keeps its order's end, so a turn
+    is appended in O(1) (`ingest/append_turns`): how many positions it has handed out,
+    and its last turn."""
 
     uid = StringProperty(unique_index=True, required=True, db_property="id")
     started_at = DateTimeProperty()
     agent = StringProperty()
+    #: Positions handed out: the next turn written into the session takes this one.
+    turns = IntegerProperty(default=0)
+    #: The id of its last turn (the end of its NEXT chain), which the next turn follows.
+    last = StringProperty()
 
 
 class Memory(StructuredNode):
@@ -82,6 +88,13 @@ class Memory(StructuredNode):
     #: A turn's context: the turn before it, then its own text (`ingest/turn_context`);
     #: recall matches a turn as it reads in its conversation.
     context = StringProperty()
+    #: Its place in the conversation of the session it was written into, from 0: the
+    #: record's `metadata.turn` when it gives one (importers), else the next by arrival
+    #: (docs/decisions.md, "A session's order is the order of arrival").
+    position = IntegerProperty()
+    #: The session (its id) whose conversation `position` is a place in: a memory may be
+    #: in several sessions (a confirmation adds one), but in one conversation order.
+    session = StringProperty()
     kind = StringProperty(index=True, choices={k: k for k in KINDS}, default="episodic")
     scope = StringProperty(index=True, required=True)
     #: One Lucene token naming the scope (`schema.scope_key`): keyword search filters by

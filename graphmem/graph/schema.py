@@ -76,10 +76,14 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
         finally:
             embedding.vector_index = declared
         store.autocommit("admin/memory_key")
+        store.autocommit("admin/session_position_index")
         store.autocommit("admin/scope_nodes")
         install_fulltext(store)
         store.autocommit("admin/scope_entities")
         store.autocommit("admin/set_display_labels")
+        # Turns written before positions existed: their place, and their sessions' ends.
+        store.autocommit("admin/set_positions")
+        store.autocommit("admin/set_session_ends")
     indexes = wait_online(store, wait_seconds)
     check_dimensions(indexes, dimensions)
     return indexes

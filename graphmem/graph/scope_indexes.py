@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from graphmem.errors import Neo4jRefused
 from graphmem.graph.schema import indexes, scope_key
 from graphmem.graph.store import Store
 
@@ -65,8 +66,15 @@ def make(store: Store, scope: str, dimensions: int) -> str:
     store.write("admin/scope_label", scope=scope, label=own)
     store.autocommit("admin/label_scope", scope=scope, label=own)
     if all(i.name != name for i in indexes(store)):
-        store.autocommit("admin/scope_vector_index", index=name, label=own,
-                         dimensions=dimensions)
+        try:
+            store.autocommit("admin/scope_vector_index", index=name, label=own,
+                             dimensions=dimensions)
+        except Neo4jRefused:
+            # Two writers that made the scope due at once both asked for its index: one
+            # made it, and the other's request is refused as a duplicate. Only an index
+            # that is still missing is a failure.
+            if all(i.name != name for i in indexes(store)):
+                raise
     store.autocommit("admin/await_index", index=name, seconds=BUILD_SECONDS)
     store.write("admin/scope_index_ready", scope=scope, index=name)
     # Depths remembered for the shared index are far deeper than this one needs.

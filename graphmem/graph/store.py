@@ -111,7 +111,7 @@ def translate_errors(settings: Settings) -> Iterator[None]:
         # A procedure naming a missing index (5.26), or SEARCH naming one (2026).
         if e.code == "Neo.ClientError.Schema.IndexNotFound" or (
                 e.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
-                and "index" in str(e.message)):
+                and "index" in str(e.message) and "already exists" not in str(e.message)):
             raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
         if getattr(e, "gql_status", None) == "22ND3":  # a SEARCH filter the index lacks
             raise Neo4jUnavailable(f"the vector index on {uri} was made without the "
@@ -356,4 +356,4 @@ def run(tx: Tx, name: str, *, variant: str | None = None,
         **params: Any) -> list[dict[str, Any]]:
     """Run a named query (in the server's `variant`, `Store.variant`) inside a transaction
     function and return its rows as dicts."""
-    return [r.data() for r in tx.run(query(name, variant), params)]
+    return [row(r) for r in tx.run(query(name, variant), params)]

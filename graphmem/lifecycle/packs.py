@@ -66,7 +66,8 @@ def as_record(m: MemoryOut, links: list[dict[str, Any]]) -> MemoryIn:
         importance=m.importance if m.importance is not None else 0.5,
         confidence=m.confidence, source=m.source or "import", tags=m.tags,
         metadata=m.metadata, created_at=m.created_at, valid_until=m.valid_until,
-        added_by=m.added_by, session=m.sessions[0] if m.sessions else None,
+        added_by=m.added_by,
+        session=m.session or (m.sessions[0] if m.sessions else None),
         supersedes=m.supersedes[0] if m.supersedes else None,
         links=[LinkIn(id=link["id"], weight=link["weight"]) for link in links])
 

@@ -36,6 +36,7 @@ def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = 
         created_at=created.to_native() if hasattr(created, "to_native") else created,
         tags=memory.get("tags") or [],
         metadata=metadata,
+        position=memory.get("position"),
     )
 
 
@@ -44,5 +45,7 @@ def to_memory(row: dict[str, Any]) -> MemoryOut:
     props = {k: (v.to_native() if hasattr(v, "to_native") else v)
              for k, v in row["memory"].items() if v is not None}
     metadata = {k[5:]: props.pop(k) for k in list(props) if k.startswith("meta.")}
+    if "session" in props:  # stored as the Session's id, "<scope>#<name>"
+        props["session"] = props["session"].partition("#")[2]
     return MemoryOut(**props, metadata=metadata, sessions=row["sessions"],
                      entities=row["entities"], supersedes=row["supersedes"])

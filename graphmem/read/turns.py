@@ -27,7 +27,7 @@ def lift(store: Store, hits: list[Hit], common: dict[str, Any], weight: float,
     and the round trips that took (one, or none for a ranking without turns)."""
     # Only turns (memories with a position in a session) have neighbours: a store of
     # notes pays no round trip.
-    placed = [{"id": h.id, "scope": h.scope} for h in hits if "turn" in h.metadata]
+    placed = [{"id": h.id, "scope": h.scope} for h in hits if h.position is not None]
     if weight <= 0 or not placed:
         return hits[:k], 0
     rows = store.read("recall/turns", rows=placed, **{p: common[p] for p in PARAMS})

@@ -34,7 +34,7 @@ from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
-from graphmem.write.links import session_rows, synaptic_links
+from graphmem.write.links import arrivals, session_rows, synaptic_links
 from graphmem.write.plan import (
     Row,
     WriteOptions,
@@ -87,12 +87,17 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
     sessions = session_rows(rows)
     if sessions:
         run(tx, "ingest/link_sessions", scope=opts.scope, rows=sessions)
-    turns = sorted({r.session for r in rows if r.session and r.turn is not None})
+    # Conversation order: explicit positions (importers) rebuild their sessions' chains,
+    # then every other memory written into a session joins the end of its chain.
+    turns = sorted({r.session for r in written if r.session and r.turn is not None})
     if turns:
         run(tx, "ingest/link_turns", sessions=turns)
+    appended = arrivals(written)
+    if appended:
+        run(tx, "ingest/append_turns", scope=opts.scope, rows=appended)
     # After the chain: a turn's context is the turn before it. An update of a turn's text
     # (which names no session) refreshes its context and the next turn's too.
-    placed = [r.id for r in written if r.item.record.metadata.get("turn") is not None]
+    placed = [r.id for r in written if r.session or r.status == "updated"]
     if placed:
         run(tx, "ingest/turn_context", scope=opts.scope, ids=placed)
     entities = {e["key"]: e for r in written for e in r.entities}

@@ -1,5 +1,7 @@
-"""Synaptic tagging: a new memory is linked to the most similar recent memories of its
-session (cosine ≥ `synaptic_threshold`, at most `synaptic_max_links`)."""
+"""What a batch's rows say of their sessions: which session each memory joins, the order
+in which memories without a position arrive in theirs, and synaptic tagging (a new
+memory is linked to the most similar recent memories of its session, cosine ≥
+`synaptic_threshold`, at most `synaptic_max_links`)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import numpy as np
 from graphmem.graph.store import Tx, run
 from graphmem.write.plan import Row, WriteOptions
 
-#: Recent members of a session a new memory is compared with for synaptic tagging.
-SESSION_WINDOW = 1000
+#: The most recent turns of its session a new memory is compared with for synaptic
+#: tagging (docs/decisions.md, "Synaptic tagging looks at the last 100 turns").
+SESSION_WINDOW = 100
 
 
 def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
@@ -25,7 +28,9 @@ def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[
     if not by_session:
         return []
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for m in run(tx, "ingest/session_members", sessions=sorted(by_session),
+    for m in run(tx, "ingest/session_members",
+                 rows=[{"session": sid, "new": len(rows)}
+                       for sid, rows in sorted(by_session.items())],
                  window=SESSION_WINDOW, exclude=[r.id for r in written]):
         members[m["session"]].append(m)
     links: dict[tuple[str, str], dict[str, Any]] = {}
@@ -69,6 +74,22 @@ def session_rows(rows: list[Row]) -> list[dict[str, Any]]:
         if mid not in s["ids"]:
             s["ids"].append(mid)
     return list(out.values())
+
+
+def arrivals(rows: list[Row]) -> list[dict[str, Any]]:
+    """One row per session of the batch for `ingest/append_turns`: the memories written
+    into it without an explicit position, in the order they take their places — by
+    `created_at`, then as the input gave them (docs/decisions.md, "A session's order is
+    the order of arrival"). Confirmations add no turn: the memory they confirm has its
+    place already."""
+    by_session: dict[str, list[Row]] = defaultdict(list)
+    for r in rows:
+        if r.session and r.turn is None and r.target is None \
+                and r.status in ("created", "updated"):
+            by_session[r.session].append(r)
+    return [{"session": sid, "ids": list(dict.fromkeys(
+                r.id for r in sorted(group, key=lambda r: (r.props["created_at"], r.index))))}
+            for sid, group in sorted(by_session.items())]
 
 
 def _native(value: Any) -> Any:

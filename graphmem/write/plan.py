@@ -30,7 +30,7 @@ class Row:
     props: dict[str, Any]
     session: str | None  # Session id ("<scope>#<name>")
     session_name: str | None
-    turn: int | None = None  # position in its session (`metadata.turn`), for NEXT edges
+    turn: int | None = None  # an explicit position in its session (`metadata.turn`)
     vector: np.ndarray | None = None
     status: str = "created"
     target: str | None = None  # for a confirmation: the memory confirmed
@@ -95,9 +95,13 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
     if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or turn < 0):
         raise InputError("a turn's position is a whole number from 0", source=item.source,
                          line=item.line, field="metadata.turn")
+    session = session_id(opts.scope, name) if name else None
+    # An explicit position is written with the memory; the others are placed by arrival
+    # once the memory exists (`ingest/append_turns`).
+    props["position"] = turn
+    props["session"] = session if turn is not None else None
     return Row(index=index, item=item, id=mid, by_content=by_content, props=props,
-               session=session_id(opts.scope, name) if name else None, session_name=name,
-               turn=turn)
+               session=session, session_name=name, turn=turn)
 
 
 def gate(row: Row, signal_gate: bool) -> str | None:

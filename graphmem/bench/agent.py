@@ -1,0 +1,57 @@
+"""LoCoMo written the way an agent writes it (`bench locomo --as-agent`): one `remember`
+call per turn, in order, with the turn's text, session, speaker and time and no
+position, through the gates an agent's writes meet. The transcript importer writes the
+same turns in one batch with their positions; recall should not care which wrote them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from graphmem.api import GraphMem
+from graphmem.write.records import Numbered
+
+
+class AgentWrites(BaseModel):
+    """What became of a conversation's turns written one call each."""
+
+    signal_gate: bool
+    turns: int = 0
+    counts: dict[str, int] = {}  # outcome status -> records
+    evidence_turns: int = 0  # turns some question's answer rests on
+    evidence_refused: int = 0  # of those, refused by a gate
+
+    def add(self, other: AgentWrites) -> None:
+        """Add another conversation's figures to these."""
+        self.turns += other.turns
+        for status, n in other.counts.items():
+            self.counts[status] = self.counts.get(status, 0) + n
+        self.evidence_turns += other.evidence_turns
+        self.evidence_refused += other.evidence_refused
+
+
+def as_agent(record: Numbered) -> dict[str, object]:
+    """An importer's turn as an agent hands it to `remember`: the same text, session,
+    time, speaker and ids, no position (`metadata.turn`), written by the agent."""
+    r = record.record
+    return {"text": r.text, "session": r.session, "created_at": r.created_at,
+            "kind": r.kind, "source": "agent",
+            "metadata": {k: v for k, v in r.metadata.items() if k != "turn"}}
+
+
+def write(mem: GraphMem, records: list[Numbered], scope: str, *, signal_gate: bool,
+          evidence: Iterable[str]) -> AgentWrites:
+    """Write `records` into `scope` one `remember` call each, in order; `evidence` are
+    the dia_ids the conversation's questions rest on."""
+    wanted = set(evidence)
+    out = AgentWrites(signal_gate=signal_gate, turns=len(records))
+    for record in records:
+        report = mem.remember(as_agent(record), scope=scope, signal_gate=signal_gate)
+        for o in report.outcomes:
+            out.counts[o.status] = out.counts.get(o.status, 0) + 1
+            if record.record.metadata.get("dia_id") in wanted:
+                out.evidence_turns += 1
+                out.evidence_refused += o.status == "rejected"
+    return out
