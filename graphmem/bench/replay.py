@@ -11,11 +11,16 @@ the same thing). The rows, side by side:
 - after phase 1 with reinforcement and feedback;
 - the first half on the copy nobody used, as phase 1 asked it (each question after the
   earlier ones' use), and the same questions asked again after phase 1.
+
+An agent's reports are not an oracle: with `noise`, that share of them is wrong (used
+for a memory that was not evidence, unused for one that was), drawn from a fixed seed so
+the same command gives the same figures.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,6 +37,7 @@ from graphmem.bench import (
     score,
     turns_of,
 )
+from graphmem.options import RecallOptions
 
 UNUSED = "second half, no use"
 REINFORCED = "second half after use: reinforcement"
@@ -51,6 +57,8 @@ class ReplayBench(BaseModel):
     asked again."""
 
     cores: int
+    noise: float = 0.0  # the share of feedback reports that were wrong
+    use_weight: float  # feedback's weight in the score (RecallOptions.use_weight)
     conversations: int
     first_half: int  # questions asked in phase 1
     second_half: int  # questions asked in phase 2
@@ -58,8 +66,13 @@ class ReplayBench(BaseModel):
     seconds: float
 
 
-def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> ReplayBench:
-    """Replay every conversation of `paths` on three fresh copies of its store."""
+def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
+           noise: float = 0.0, seed: int = 0, use_weight: float | None = None) -> ReplayBench:
+    """Replay every conversation of `paths` on three fresh copies of its store; `noise`
+    is the share of feedback reports that are wrong, `use_weight` feedback's weight in
+    the score (default: RecallOptions')."""
+    weight = RecallOptions().use_weight if use_weight is None else use_weight
+    reports = random.Random(seed)
     started = time.perf_counter()
     found: dict[str, Found] = {row: {} for row in ROWS}
     halves = [0, 0]
@@ -82,36 +95,42 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Repla
                     mem.write(records, mem.write_options(scope=scope), vectors=vectors)
                     try:
                         if used:
-                            _use(ask, scope, first, found[FIRST] if fed_back else None)
+                            _use(ask, scope, first, found[FIRST] if fed_back else None,
+                                 noise=noise, draw=reports, weight=weight)
                         for q in second:
-                            _ask(ask, scope, q, found[row])
+                            _ask(ask, scope, q, found[row], weight)
                         if fed_back or not used:  # the first half again, or with no use
                             for q in first:
-                                _ask(ask, scope, q, found[AGAIN if used else FIRST_UNUSED])
+                                _ask(ask, scope, q, found[AGAIN if used else FIRST_UNUSED],
+                                     weight)
                     finally:
                         if not keep:
                             mem.drop_scope(scope)
-    return ReplayBench(cores=os.cpu_count() or 1, conversations=n, first_half=halves[0],
+    return ReplayBench(cores=os.cpu_count() or 1, noise=noise, use_weight=weight,
+                       conversations=n, first_half=halves[0],
                        second_half=halves[1],
                        rows=[mode_scores(row, found[row]) for row in ROWS],
                        seconds=round(time.perf_counter() - started, 1))
 
 
-def _use(ask: GraphMem, scope: str, questions: list[dict], feedback: Found | None) -> None:
+def _use(ask: GraphMem, scope: str, questions: list[dict], feedback: Found | None, *,
+         noise: float, draw: random.Random, weight: float) -> None:
     """Phase 1: the questions asked with the default recall, as an agent asks them; with
     `feedback`, each is scored there and each returned memory reported used if it is
-    evidence, else unused."""
+    evidence, else unused — a `noise` share of the reports the other way round."""
     for q in questions:
-        hits = ask.recall(q["question"], scope=scope, top_k=10).hits
+        hits = ask.recall(q["question"], scope=scope, top_k=10, use_weight=weight).hits
         if feedback is not None:
             score(feedback, q, [h.metadata.get("dia_id") for h in hits])
             wanted = evidence(q)
             for h in hits:
-                ask.feedback(h.id, used=h.metadata.get("dia_id") in wanted, scope=scope)
+                used = h.metadata.get("dia_id") in wanted
+                ask.feedback(h.id, used=used != (draw.random() < noise), scope=scope)
         ask.flush()  # the next question meets this one's reinforcement
 
 
-def _ask(ask: GraphMem, scope: str, question: dict, found: Found) -> None:
+def _ask(ask: GraphMem, scope: str, question: dict, found: Found, weight: float) -> None:
     """One measured question: the default recall, leaving no trace."""
-    hits = ask.recall(question["question"], scope=scope, top_k=10, reinforce=False).hits
+    hits = ask.recall(question["question"], scope=scope, top_k=10, reinforce=False,
+                      use_weight=weight).hits
     score(found, question, [h.metadata.get("dia_id") for h in hits])

@@ -101,6 +101,12 @@ def replay(
     paths: Conversations,
     keep: Annotated[bool, typer.Option(
         help="Keep the copies' scopes afterwards, to look at them.")] = False,
+    noise: Annotated[float, typer.Option(
+        help="The share of feedback reports that are wrong (0-1), drawn from --seed.")
+    ] = 0.0,
+    seed: Annotated[int, typer.Option(help="The seed of the wrong reports.")] = 0,
+    use_weight: Annotated[float | None, typer.Option(
+        help="Feedback's weight in the score (default: recall's).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Does memory get better with use? Each conversation's questions in order: the second
@@ -109,12 +115,18 @@ def replay(
     again. Fresh copies of one store per conversation, in one run."""
     from graphmem.bench.replay import replay as run_replay
 
+    if not 0.0 <= noise <= 1.0:
+        raise InputError("noise is a share from 0 to 1", field="--noise")
+    if use_weight is not None and not 0.0 <= use_weight <= 1.0:
+        raise InputError("use-weight is from 0 to 1", field="--use-weight")
     with GraphMem(load_settings()) as mem:
-        result = run_replay(mem, paths, keep=keep)
+        result = run_replay(mem, paths, keep=keep, noise=noise, seed=seed,
+                            use_weight=use_weight)
 
     emit(result, as_json, lambda c: c.print(_recall_table(
         "questions", result.rows, f"LoCoMo replay, {result.first_half} + "
-        f"{result.second_half} questions from {result.conversations} conversations "
+        f"{result.second_half} questions from {result.conversations} conversations, "
+        f"{result.noise:.0%} of reports wrong, use weight {result.use_weight} "
         f"({result.cores} cores, {result.seconds:.0f} s)")))
 
 
