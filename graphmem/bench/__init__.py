@@ -199,12 +199,13 @@ def mode_scores(name: str, per_cat: Found) -> ModeScores:
 
 def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
            modes: dict[str, dict[str, object]] | None = None,
-           as_agent: bool = False) -> LocomoBench:
+           as_agent: bool = False, late: float = 0.0) -> LocomoBench:
     """Each conversation in its own scope with its real dates; every question of
     categories 1-4 recalled, without reinforcement, in every mode, at "now" = the day
     after the conversation's last session. With `as_agent`, two more copies of each
     conversation are written one `remember` call per turn (signal gate on, and off) and
-    asked in AGENT_MODES (`graphmem.bench.agent`)."""
+    asked in AGENT_MODES (`graphmem.bench.agent`); a `late` share of each session's
+    turns then arrives after the rest of its session."""
     modes = modes or LOCOMO_MODES
     started = time.perf_counter()
     copies = AGENT_MODES if as_agent else {}
@@ -222,7 +223,7 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             for gate, copy in scopes.items():
                 mem.drop_scope(copy)
                 writes[gate].add(agent.write(
-                    mem, records, copy, signal_gate=gate,
+                    mem, records, copy, signal_gate=gate, late=late,
                     evidence={e for q in conv.questions for e in evidence(q)}))
             plain = PlainReference([t.record.text for t in turns], mem.embedder)
             dia_ids = [t.record.metadata.get("dia_id") for t in turns]

@@ -6,6 +6,7 @@ same turns in one batch with their positions; recall should not care which wrote
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 
 from pydantic import BaseModel
@@ -41,13 +42,27 @@ def as_agent(record: Numbered) -> dict[str, object]:
             "metadata": {k: v for k, v in r.metadata.items() if k != "turn"}}
 
 
+def arriving(records: list[Numbered], late: float, seed: int = 0) -> list[Numbered]:
+    """`records` in the order they arrive when a `late` share of each session's turns
+    (drawn from `seed`) arrives after the rest of its session, in their own order."""
+    if late <= 0:
+        return list(records)
+    draw = random.Random(seed)
+    sessions: dict[str | None, tuple[list[Numbered], list[Numbered]]] = {}
+    for r in records:
+        on_time, delayed = sessions.setdefault(r.record.session, ([], []))
+        (delayed if draw.random() < late else on_time).append(r)
+    return [r for on_time, delayed in sessions.values() for r in on_time + delayed]
+
+
 def write(mem: GraphMem, records: list[Numbered], scope: str, *, signal_gate: bool,
-          evidence: Iterable[str]) -> AgentWrites:
-    """Write `records` into `scope` one `remember` call each, in order; `evidence` are
-    the dia_ids the conversation's questions rest on."""
+          evidence: Iterable[str], late: float = 0.0) -> AgentWrites:
+    """Write `records` into `scope` one `remember` call each, in order (a `late` share of
+    each session's turns after the rest of it, `arriving`); `evidence` are the dia_ids
+    the conversation's questions rest on."""
     wanted = set(evidence)
     out = AgentWrites(signal_gate=signal_gate, turns=len(records))
-    for record in records:
+    for record in arriving(records, late):
         report = mem.remember(as_agent(record), scope=scope, signal_gate=signal_gate)
         for o in report.outcomes:
             out.counts[o.status] = out.counts.get(o.status, 0) + 1

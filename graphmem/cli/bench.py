@@ -65,11 +65,16 @@ def locomo(
         "--as-agent", help="Also write each conversation as an agent does, one remember "
         "call per turn without positions (signal gate on, and off), and ask it too.")
     ] = False,
+    late: Annotated[float, typer.Option(
+        help="With --as-agent: the share of each session's turns that arrives after the "
+        "rest of its session (drawn from a fixed seed).")] = 0.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Evidence recall@5/@10 on LoCoMo, per mode and question category, in one run."""
+    if not 0.0 <= late < 1.0:
+        raise InputError("late is a share from 0 to below 1", field="--late")
     with GraphMem(load_settings()) as mem:
-        result = bench.locomo(mem, paths, keep=keep, as_agent=as_agent)
+        result = bench.locomo(mem, paths, keep=keep, as_agent=as_agent, late=late)
 
     def render(c) -> None:
         c.print(_recall_table(

@@ -54,3 +54,20 @@ def test_explicit_positions_confirmations_and_rejections_take_no_new_place() -> 
 def test_the_same_id_twice_takes_one_place() -> None:
     batch = rows({"id": "a", "text": "x"}, {"id": "a", "text": "x again"}, session="chat")
     assert arrivals(batch) == [{"session": "s#chat", "ids": ["a"]}]
+
+
+def test_late_turns_arrive_after_the_rest_of_their_session_in_their_own_order() -> None:
+    from graphmem.bench.agent import arriving
+
+    turns = [Numbered(i, MemoryIn(text=f"turn {i}", session=f"s{i // 10}")) for i in range(30)]
+    assert arriving(turns, 0.0) == turns
+    moved = arriving(turns, 0.3, seed=7)
+    assert moved == arriving(turns, 0.3, seed=7) and moved != turns  # reproducible
+    for s in range(3):
+        mine = [n.line for n in moved if n.record.session == f"s{s}"]
+        assert sorted(mine) == list(range(10 * s, 10 * s + 10))
+        late = mine[next(i for i in range(1, 10) if mine[i] < mine[i - 1]):]
+        assert late == sorted(late) and mine[:len(mine) - len(late)] == sorted(
+            mine[:len(mine) - len(late)])
+    # Sessions keep their order among each other.
+    assert [n.record.session for n in moved] == sorted(n.record.session for n in moved)
