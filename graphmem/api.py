@@ -365,7 +365,7 @@ class GraphMem:
                metadata: dict[str, Any] | None = None) -> WriteReport:
         """Change a memory in place; a new text is re-embedded and the old one kept."""
         target = self._scope(scope)
-        return edits.update(self._db, memory_id, scope=target, now=self.now(),
+        return edits.update(self._db, memory_id, scope=target,
                             current=lambda: self.get([memory_id], scope=target)[0],
                             write=lambda record: self._write_made([record], target),
                             text=text, kind=kind, importance=importance, tags=tags,

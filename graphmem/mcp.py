@@ -21,6 +21,7 @@ from pydantic import Field
 from graphmem.api import GraphMem
 from graphmem.errors import EnvironmentProblem, GraphmemError
 from graphmem.graph.model import KINDS
+from graphmem.types import MAX_QUERY_CHARS
 
 T = TypeVar("T")
 
@@ -90,7 +91,8 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
 
     @server.tool(name="memory_recall")
     def memory_recall(
-        query: Annotated[str, Field(description="What you want to know, in plain words.")],
+        query: Annotated[str, Field(max_length=MAX_QUERY_CHARS,
+                                    description="What you want to know, in plain words.")],
         top_k: Annotated[int, Field(ge=1, le=50, description="How many memories.")] = 8,
         mode: Annotated[Literal["hybrid", "vector", "keyword", "exact"], Field(
             description="hybrid (default) unless you need exact words.")] = "hybrid",

@@ -21,6 +21,10 @@ from graphmem.settings import check_scope
 from graphmem.write.gates import shown
 
 MAX_TEXT_CHARS = 20_000
+#: The longest query recall takes. The embedding model reads its first 256 word pieces
+#: (about a thousand characters) and keyword search ORs the query's words, so a longer
+#: query adds cost, not meaning; a 10 MB one blocked an MCP server for seconds.
+MAX_QUERY_CHARS = 4_000
 """A memory's text may be at most this long; longer input is split by `ingest`, not stored."""
 
 KIND_ALIASES = {

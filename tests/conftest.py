@@ -112,7 +112,9 @@ class HardeningCounts:
     failure of the kinds the suite hunts."""
 
     KINDS = ("tracebacks", "partial batches", "leaks", "cross-scope writes", "lost updates",
-             "secrets stored", "secrets echoed", "residue after hard forget")
+             "secrets stored", "secrets echoed", "residue after hard forget",
+             "user memories lost", "private in public", "forgotten text back",
+             "live twins refused", "versions of refused updates")
 
     def __init__(self) -> None:
         self.inputs = 0

@@ -1,18 +1,22 @@
 // edit/forget_hard — forget for good, with every copy of the text graphmem made: the
-// memory, the memories consolidated from it (their summaries quote it), the stored
-// earlier versions of both, and all their edges are deleted, and the next turn's context
-// loses it; entities that no memory mentions or is about any more are deleted, and so
-// are the scope's reflections that name one of them. Each deleted memory (not a
-// version) leaves a Tombstone with only its id, content hash, scope, time and who —
-// never the text — which refuses writing it again. A forgotten turn's neighbours become
+// memory, the summaries consolidation made from it (source 'consolidation': they quote
+// it; a memory someone wrote that a consolidation only confirmed keeps what it says), the
+// stored earlier versions of both, and all their edges are deleted, and the next turn's
+// context loses it; entities that no memory mentions or is about any more are deleted,
+// and so are the scope's reflections that name one of them. Each deleted memory and
+// version leaves a Tombstone with only its id, content hash, scope, time and who — never
+// the text — which refuses writing it again (`edit/stamp_tombstones` adds the forget
+// keys, computed from the texts this query returns). A forgotten turn's neighbours become
 // each other's, and a session it leaves empty goes with it.
 // Params: $id, $scope, $now, $by.
 // Returns: id, versions (earlier versions deleted), derived (ids of consolidated and
-//          reflection memories deleted with it) — no row if missing from the scope.
+//          reflection memories deleted with it), texts (list of {id, text}: what the
+//          tombstones stand for) — no row if missing from the scope.
 MATCH (m:Memory {id: $id, scope: $scope})
   USING INDEX m:Memory(scope, id)
 // (A comprehension expands from m; a MATCH would be planned as a scan of the scope.)
-WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d:Memory) WHERE d.scope = $scope | d] AS roots
+WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d:Memory)
+              WHERE d.scope = $scope AND d.source = 'consolidation' | d] AS roots
 CALL (roots) {
   UNWIND roots AS r
   MATCH (v:Memory {version_of: r.id, scope: $scope})
@@ -23,7 +27,8 @@ CALL (roots, versions) {
   MATCH (x)-[:MENTIONS|ABOUT]->(e:Entity)
   RETURN collect(DISTINCT e) AS entities
 }
-FOREACH (r IN roots |
+// A version's text was the memory's once: it is refused as the memory's text is.
+FOREACH (r IN roots + versions |
   CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
                       forgotten_at: $now, forgotten_by: $by,
                       derived_from: CASE WHEN r.id = $id THEN null ELSE $id END}))
@@ -53,9 +58,10 @@ CALL (roots) {
   RETURN collect(DISTINCT s) AS sessions
 }
 WITH m.id AS id, roots, versions, entities, sessions,
-     [r IN roots WHERE r.id <> $id | r.id] AS derived
+     [r IN roots WHERE r.id <> $id | r.id] AS derived,
+     [x IN roots + versions | x {.id, .text}] AS texts
 FOREACH (x IN roots + versions | DETACH DELETE x)
-WITH id, versions, derived, entities, sessions
+WITH id, versions, derived, texts, entities, sessions
 CALL (sessions) {
   UNWIND sessions AS s
   WITH s WHERE NOT EXISTS { (:Memory)-[:IN_SESSION]->(s) }
@@ -77,8 +83,9 @@ CALL (names) {
   WHERE any(n IN names WHERE r.text CONTAINS n)
   CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
                       forgotten_at: $now, forgotten_by: $by, derived_from: $id})
-  WITH r, r.id AS rid
+  WITH r, r {.id, .text} AS said
   DETACH DELETE r
-  RETURN collect(rid) AS reflections
+  RETURN collect(said) AS reflections
 }
-RETURN id, size(versions) AS versions, derived + reflections AS derived
+RETURN id, size(versions) AS versions, derived + [r IN reflections | r.id] AS derived,
+       texts + reflections AS texts

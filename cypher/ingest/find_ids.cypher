@@ -3,10 +3,11 @@
 // Used before a write (supersedes and links must point at memories of the scope) and
 // inside it (confirmation arithmetic needs sessions).
 // Params: $ids (list of string), $scope.
-// Returns: id, scope, kind, confidence, sessions (list of Session ids).
+// Returns: id, scope, kind, confidence, content_hash, sessions (list of Session ids).
 UNWIND $ids AS wanted
 MATCH (m:Memory {id: wanted, scope: $scope})
   USING INDEX m:Memory(scope, id)
 OPTIONAL MATCH (m)-[:IN_SESSION]->(s:Session)
 RETURN m.id AS id, m.scope AS scope, m.kind AS kind, m.confidence AS confidence,
+       m.content_hash AS content_hash,
        collect(s.id) AS sessions

@@ -1,11 +1,13 @@
 // maintenance/consolidation_groups — episodic memories that belong together: active
 // episodic memories of one scope, written before $before, that no consolidation has taken
 // in yet, and that mention the same entity (not a hub: at most $hub_limit mentions) or
-// carry the same tag (a tag on more than $hub_limit of them is a hub too).
+// carry the same tag (a tag on more than $hub_limit of them is a hub too). Private and
+// public memories never share a group: a summary is as visible as what it sums up.
 // Groups of at least $min_size, largest first; members by importance, then age.
 // Params: $scope (string or null), $before (datetime), $hub_limit, $min_size,
 //         $max_members, $max_groups.
-// Returns: scope, key (the entity's key, or "tag:<tag>"), name (the entity or tag), size,
+// Returns: scope, visibility, key (the entity's key, or "tag:<tag>"), name (the entity or
+//          tag), size,
 //          members (list of {id, text, importance}).
 CALL () {
   MATCH (e:Entity)
@@ -24,8 +26,10 @@ CALL () {
   RETURN 'tag' AS via, 'tag:' + tag AS key, tag AS name, m
 }
 WITH via, key, name, m ORDER BY m.importance DESC, m.created_at, m.id
-WITH via, key, name, m.scope AS scope, collect(m {.id, .text, .importance}) AS members
+WITH via, key, name, m.scope AS scope, coalesce(m.visibility, 'public') AS visibility,
+     collect(m {.id, .text, .importance}) AS members
 WHERE $min_size <= size(members) AND (via = 'entity' OR size(members) <= $hub_limit)
-RETURN scope, key, name, size(members) AS size, members[..$max_members] AS members
-ORDER BY size DESC, key
+RETURN scope, visibility, key, name, size(members) AS size,
+       members[..$max_members] AS members
+ORDER BY size DESC, key, visibility
 LIMIT $max_groups

@@ -1,10 +1,11 @@
 // maintenance/covering_semantic@search — maintenance/covering_semantic on Neo4j 2026: the
-// index keeps to the scope's active semantic memories itself (SEARCH with in-index filters).
-// Params: $fetch, $vector, $scope, $min_cosine.
+// index keeps to the scope's active semantic memories of that visibility itself (SEARCH with in-index filters).
+// Params: $fetch, $vector, $scope, $visibility, $min_cosine.
 // Returns: id, cosine — at most one row.
 MATCH (node:Memory)
   SEARCH node IN (VECTOR INDEX vector_index_Memory_embedding FOR $vector
     WHERE node.scope = $scope AND node.kind = 'semantic' AND node.lifecycle = 'active'
+      AND node.visibility = $visibility
     LIMIT $fetch) SCORE AS score
 WITH node, 2 * score - 1 AS cosine
 WHERE cosine > $min_cosine

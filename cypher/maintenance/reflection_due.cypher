@@ -1,9 +1,10 @@
 // maintenance/reflection_due — scopes where the importance written since the last
 // reflection (memories of users and agents, not of consolidation or reflection) adds up
 // to $threshold, with the recurring themes of those memories: their most mentioned
-// entities, most used tags, and how many sessions they span.
+// entities, most used tags, and how many sessions they span; private when any of them is
+// (a reflection names what they mention).
 // Params: $scope (string or null), $now, $threshold.
-// Returns: scope, total, n, since, themes, tags (lists of {name, n}), sessions.
+// Returns: scope, total, n, since, themes, tags (lists of {name, n}), sessions, visibility.
 MATCH (m:Memory)
 WHERE $scope IS NULL OR m.scope = $scope
 WITH m.scope AS scope, max(CASE WHEN m.kind = 'reflection' THEN m.created_at END) AS last
@@ -37,5 +38,7 @@ CALL (ms) {
   OPTIONAL MATCH (m)-[:IN_SESSION]->(s:Session)
   RETURN count(DISTINCT s) AS sessions
 }
-RETURN scope, total, n, since, themes, tags, sessions
+RETURN scope, total, n, since, themes, tags, sessions,
+       CASE WHEN any(m IN ms WHERE m.visibility = 'private') THEN 'private'
+            ELSE 'public' END AS visibility
 ORDER BY scope

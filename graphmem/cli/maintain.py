@@ -116,8 +116,10 @@ def update(
     with open_memory(scope, now) as mem:
         report = mem.update(memory_id, text=text, kind=kind, importance=importance,
                             tags=tag)
-    emit(report, as_json, lambda c: c.print(f"{memory_id}: updated"))
-    if report.counts.get("rejected"):
+    refused = [o for o in report.outcomes if o.status == "rejected"]
+    emit(report, as_json, lambda c: None if refused else c.print(f"{memory_id}: updated"))
+    if refused:
+        say(f"{memory_id}: not updated: {refused[0].reason}")
         raise typer.Exit(1)
 
 

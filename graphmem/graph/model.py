@@ -119,7 +119,7 @@ class Memory(StructuredNode):
     #: Feedback (`edit/feedback`): how often agents said it helped, or did not.
     used_count = IntegerProperty(default=0)
     unused_count = IntegerProperty(default=0)
-    #: A kept earlier version (`edit/snapshot`) names the memory it was.
+    #: A kept earlier version (`ingest/snapshot`) names the memory it was.
     version_of = StringProperty(index=True)
     summary = StringProperty()
     embedding = ArrayProperty(
@@ -157,6 +157,8 @@ class Tombstone(StructuredNode):
 
     uid = StringProperty(index=True, required=True, db_property="id")
     content_hash = StringProperty()
+    #: The forgotten text's forget key (`write.forgotten`): what a new text is compared by.
+    key = StringProperty(index=True)
     scope = StringProperty(index=True)
     forgotten_at = DateTimeProperty()
     forgotten_by = StringProperty()

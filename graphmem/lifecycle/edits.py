@@ -11,9 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from graphmem.errors import InputError, NotFoundError
-from graphmem.graph.store import Store
+from graphmem.graph.store import Store, Tx, run
 from graphmem.read.rows import to_memory
 from graphmem.types import MemoryIn, MemoryOut, WriteReport
+from graphmem.write.forgotten import forget_key
 from graphmem.write.gates import shown
 
 #: Echo (used) importance +0.05, confidence +0.1; fizzle importance -0.1,
@@ -91,7 +92,7 @@ def feedback(store: Store, mid: str, *, used: bool, scope: str,
     return FeedbackResult(used=used, **row)
 
 
-def update(store: Store, mid: str, *, scope: str, now: datetime,
+def update(store: Store, mid: str, *, scope: str,
            current: Callable[[], MemoryOut], write: Callable[[MemoryIn], WriteReport],
            text: str | None = None, kind: str | None = None, importance: float | None = None,
            tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> WriteReport:
@@ -112,9 +113,7 @@ def update(store: Store, mid: str, *, scope: str, now: datetime,
         "created_at": was.created_at, "added_by": was.added_by,
         "visibility": was.visibility,
     })
-    if text is not None and text != was.text:
-        store.write("edit/snapshot", id=mid, scope=scope, now=now)
-    return write(record)
+    return write(record)  # a changed text keeps the old one as a version (ingest/snapshot)
 
 
 def history(store: Store, mid: str, *, scope: str) -> list[HistoryEntry]:
@@ -145,7 +144,15 @@ def forget(store: Store, mid: str, *, scope: str, now: datetime, by: str | None,
     its versions, leaving a tombstone without the text; `by` is who forgets."""
     check(store, [mid], scope)
     if hard:
-        row = store.write("edit/forget_hard", id=mid, scope=scope, now=now, by=by)[0]
+        def forget_hard(tx: Tx) -> dict[str, Any]:
+            row = run(tx, "edit/forget_hard", variant=store.variant, id=mid, scope=scope,
+                      now=now, by=by)[0]
+            keys = [{"id": t["id"], "key": forget_key(t["text"] or "")} for t in row["texts"]]
+            run(tx, "edit/stamp_tombstones", variant=store.variant, scope=scope, now=now,
+                keys=keys)
+            return row
+
+        row = store.write_tx(forget_hard)
         return ForgetResult(id=mid, mode="hard", at=now, versions_deleted=row["versions"],
                             derived_deleted=row["derived"])
     store.write("edit/forget_soft", id=mid, scope=scope, now=now, by=by)

@@ -171,7 +171,7 @@ def consolidate(store: Store, *, embedder: Embedder, summarizer: Summarizer, wri
         importance = max(float(m.get("importance") or 0.5) for m in members)
         cover = store.read("maintenance/covering_semantic", vector_index=VECTOR_INDEX,
                            fetch=50, vector=vector.tolist(), scope=g["scope"],
-                           min_cosine=opts.covered_above)
+                           visibility=g["visibility"], min_cosine=opts.covered_above)
         target = cover[0]["id"] if cover else "consolidated-" + _digest("\n".join(ids))
         link = {"id": target, "scope": g["scope"], "members": ids, "confirm": bool(cover),
                 "importance": importance}
@@ -179,7 +179,7 @@ def consolidate(store: Store, *, embedder: Embedder, summarizer: Summarizer, wri
         if not cover:
             new.setdefault(g["scope"], []).append((MemoryIn(
                 id=target, text=text, kind="semantic", source="consolidation",
-                importance=importance, created_at=now,
+                importance=importance, created_at=now, visibility=g["visibility"],
                 metadata={"consolidated_entity": g["key"], "consolidated_count": len(ids),
                           "summarized_by": author}),
                 link))
@@ -234,7 +234,7 @@ def reflect(store: Store, *, write: Writer, scope: str | None, now: datetime,
         write([MemoryIn(
             id=f"reflection-{_digest(r['scope'] + now.isoformat())}",
             text="; ".join(parts) + ".", kind="reflection", source="reflection",
-            importance=0.7, created_at=now,
+            importance=0.7, created_at=now, visibility=r["visibility"],
             metadata={"reflected_memories": r["n"]})], r["scope"])
     return len(due)
 

@@ -42,7 +42,15 @@ from graphmem.lifecycle.decay import cypher_params
 from graphmem.options import RecallOptions
 from graphmem.read import budgets, turns
 from graphmem.read.rows import to_hit
-from graphmem.types import QUERY, Hit, PathStep, RecallProfile, RecallResult, as_utc
+from graphmem.types import (
+    MAX_QUERY_CHARS,
+    QUERY,
+    Hit,
+    PathStep,
+    RecallProfile,
+    RecallResult,
+    as_utc,
+)
 from graphmem.write.extract import Extractor
 from graphmem.write.gates import shown
 
@@ -101,6 +109,9 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     opts = options or RecallOptions()
     if not query.strip():
         raise InputError("the query is empty", field="query")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InputError(f"the query is {len(query)} characters; the limit is "
+                         f"{MAX_QUERY_CHARS}", field="query")
     needs_vector = opts.mode in ("vector", "hybrid") or opts.hops > 0
     if needs_vector:
         embedder.warm()  # the clock below measures the query's embedding, not model loading

@@ -76,6 +76,10 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
     conf = Confirmations()
     decide(tx, rows, opts, conf, variant)
     written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
+    # An update that changes the text keeps the text it had as a version (`history`).
+    changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
+    if changed:
+        run(tx, "ingest/snapshot", scope=opts.scope, now=opts.now, rows=changed)
     for status, name in (("created", "ingest/create_memories"),
                          ("updated", "ingest/update_memories")):
         chosen = [{**r.props, "embedding": r.embedded.tolist()} for r in written

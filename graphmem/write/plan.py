@@ -15,6 +15,7 @@ from graphmem.graph.schema import scope_key
 from graphmem.graph.store import Store
 from graphmem.options import WriteOptions
 from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome
+from graphmem.write.forgotten import forget_key
 from graphmem.write.gates import secret_reason, shown, signal_reason
 from graphmem.write.records import Numbered, content_hash, generated_id, normalise
 
@@ -176,25 +177,34 @@ def plan(records: Sequence[Numbered], opts: WriteOptions
 
 def refuse_forgotten(store: Store, rows: list[Row], decided: dict[int, WriteOutcome],
                      opts: WriteOptions) -> list[Row]:
-    """The rows a hard forget did not remove: a record whose id or text has a tombstone in
-    the scope is rejected (so an old pack cannot bring it back), unless
-    `opts.allow_forgotten`."""
+    """The rows a hard forget did not remove: a record whose id has a tombstone in the
+    scope, or whose text has (the same forget key: `write.forgotten`), is rejected, so an
+    old pack or a reworded copy cannot bring it back, unless `opts.allow_forgotten`. A live
+    memory that says what was forgotten keeps its text: its other fields may change."""
     if not rows or opts.allow_forgotten:
         return rows
+    keys = {row.index: forget_key(row.props["text"]) for row in rows}
     found = store.read("ingest/tombstones", scope=opts.scope, ids=[r.id for r in rows],
-                       hashes=[r.props["content_hash"] for r in rows])
+                       hashes=[r.props["content_hash"] for r in rows],
+                       keys=sorted(set(keys.values())))
     ids = {t["id"] for t in found}
     hashes = {t["content_hash"] for t in found}
-    kept = []
+    said = {t["key"] for t in found}
+    hit = [row for row in rows if row.id in ids or row.props["content_hash"] in hashes
+           or keys[row.index] in said]
+    if not hit:
+        return rows
+    live = {r["id"]: r["content_hash"] for r in store.read(
+        "ingest/find_ids", ids=[row.id for row in hit if row.id not in ids], scope=opts.scope)}
+    refused = {row.index for row in hit
+               if row.id in ids or live.get(row.id) != row.props["content_hash"]}
     for row in rows:
-        if row.id in ids or row.props["content_hash"] in hashes:
+        if row.index in refused:
             decided[row.index] = WriteOutcome(
                 id=None, status="rejected", source=row.item.source, line=row.item.line,
                 reason="forgotten for good (a hard forget); allow_forgotten "
                        "(--allow-forgotten) writes it again")
-        else:
-            kept.append(row)
-    return kept
+    return [row for row in rows if row.index not in refused]
 
 
 def check_references(store: Store, rows: Sequence[Row], scope: str) -> None:
