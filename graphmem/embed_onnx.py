@@ -95,7 +95,8 @@ def _exported(model: SentenceTransformer, model_path: str, cache: Path,
     """The model's ONNX file in `cache`, exported and checked now if it is not there yet
     (None if it does not agree with torch). The name carries the model's folder, weights
     and the torch version, so a changed model is exported again; the file appears whole
-    and checked (written aside, then renamed)."""
+    and checked (written aside, then renamed), its SHA-256 beside it, and one that no
+    longer matches it is exported again."""
     import torch
 
     weights = sorted(p for p in Path(model_path).glob("*") if p.is_file()) \
@@ -105,7 +106,7 @@ def _exported(model: SentenceTransformer, model_path: str, cache: Path,
          *(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in weights)]
     ).encode()).hexdigest()[:16]
     target = cache / f"{Path(model_path).name}-{key}.onnx"
-    if target.is_file():
+    if target.is_file() and _intact(target):
         return target
     cache.mkdir(parents=True, exist_ok=True)
     sample = features([PROBES[0]])
@@ -148,10 +149,47 @@ def _exported(model: SentenceTransformer, model_path: str, cache: Path,
             log.warning("graphmem: queries are embedded by torch (the ONNX export agrees "
                         "only to cosine %.6f)", agreement)
             return None
+        _write(checksum(target), f"{digest(Path(tmp))}\n")
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
     return target
+
+
+def checksum(path: Path) -> Path:
+    """Where the SHA-256 of an export is kept: beside it."""
+    return path.with_name(path.name + ".sha256")
+
+
+def digest(path: Path) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _intact(target: Path) -> bool:
+    """Whether an export still has the bytes it was checked with; a damaged or unchecked
+    one is deleted, with a warning, to be exported again. A bit flipped on disk leaves a
+    valid model that embeds wrongly, which no load error would show."""
+    try:
+        kept = checksum(target).read_text().strip()
+    except OSError:
+        kept = None
+    if kept is not None and kept == digest(target):
+        return True
+    log.warning("graphmem: the exported query model %s %s; exporting it again", target,
+                "no longer matches its checksum (damaged on disk)" if kept
+                else "has no checksum")
+    target.unlink(missing_ok=True)
+    return False
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a small file whole or not at all (aside, then renamed)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 @contextlib.contextmanager

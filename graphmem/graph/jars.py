@@ -24,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from filelock import FileLock
+
 from graphmem.errors import ServerError
 
 LOCKS = Path(__file__).parent / "locks"
@@ -107,8 +109,16 @@ def intact(jar: Jar, path: Path) -> bool:
 def fetch(jars: Sequence[Jar], lib: Path, *, repo: str = CENTRAL, local: Path | None = M2,
           advance: Advance | None = None, workers: int = 4) -> int:
     """Make `lib` hold exactly `jars`, verified; return how many were fetched or repaired.
-    Files `lib` holds that the lock does not list are removed."""
+    Files `lib` holds that the lock does not list are removed. One process at a time: a
+    second `server start` on the same cache waits, then finds every jar in place, instead
+    of fetching what the first is still fetching."""
     lib.mkdir(parents=True, exist_ok=True)
+    with FileLock(lib.parent / f"{lib.name}.lock"):
+        return _fetch(jars, lib, repo=repo, local=local, advance=advance, workers=workers)
+
+
+def _fetch(jars: Sequence[Jar], lib: Path, *, repo: str, local: Path | None,
+           advance: Advance | None, workers: int) -> int:
     wanted = {j.name for j in jars}
     for stray in lib.glob("*.jar"):
         if stray.name not in wanted:

@@ -79,3 +79,20 @@ def test_torch_can_be_chosen_for_queries(tmp_path) -> None:
     e = Embedder(query_runtime="torch", cache=tmp_path)
     e.warm()
     assert e.runtime == "torch" and not list(tmp_path.iterdir())
+
+
+def test_a_damaged_export_is_noticed_and_made_again(tmp_path, caplog) -> None:
+    first = Embedder(cache=tmp_path)
+    first.warm()
+    [exported] = tmp_path.glob("*.onnx")
+    good = first.embed_query("which key-value store do we use?")
+    data = bytearray(exported.read_bytes())
+    middle = len(data) // 2  # inside the weights: still a valid model, embedding wrongly
+    data[middle:middle + 4096] = bytes(b ^ 0x40 for b in data[middle:middle + 4096])
+    exported.write_bytes(bytes(data))
+    again = Embedder(cache=tmp_path)
+    again.warm()
+    assert "no longer matches its checksum" in caplog.text and str(exported) in caplog.text
+    assert again.runtime == "onnxruntime"
+    assert exported.read_bytes() != bytes(data)  # replaced, not patched around
+    assert float(again.embed_query("which key-value store do we use?") @ good) > 0.9999

@@ -68,6 +68,24 @@ def test_fetch_verifies_keeps_and_repairs(repo: tuple[Path, str], tmp_path: Path
     assert not list(lib.glob("*.part"))
 
 
+def test_two_fetches_into_one_cache_take_turns(repo: tuple[Path, str],
+                                               tmp_path: Path) -> None:
+    """Two `server start`s on a fresh machine: the second waits for the first and finds
+    every jar in place, so between them each jar is fetched once and none is "repaired"."""
+    root, url = repo
+    locked = [_jar(root, f"j{i}", os.urandom(200_000)) for i in range(6)]
+    lib = tmp_path / "lib"
+    counts: list[int] = []
+    starts = [threading.Thread(target=lambda: counts.append(
+        jars.fetch(locked, lib, repo=url, local=None, workers=1))) for _ in range(2)]
+    for t in starts:
+        t.start()
+    for t in starts:
+        t.join()
+    assert sorted(counts) == [0, len(locked)]
+    assert all(jars.intact(j, lib / j.name) for j in locked)
+
+
 def test_a_download_that_never_matches_is_an_error(repo: tuple[Path, str],
                                                    tmp_path: Path) -> None:
     root, url = repo
