@@ -47,6 +47,12 @@ TIMEOUT_CODES = frozenset({"Neo.ClientError.Transaction.TransactionTimedOut",
                            "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
                            "Neo.ClientError.Transaction.LockClientStopped"})
 
+#: The server ran out of memory for a transaction: the same input fails the same way
+#: again, so it is never retried (docs/decisions.md, "An input is one transaction").
+MEMORY_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+                          "Neo.TransientError.General.OutOfMemoryError",
+                          "Neo.ClientError.General.TransactionOutOfMemoryError"})
+
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -80,7 +86,7 @@ def row(record: neo4j.Record) -> dict[str, Any]:
 @contextmanager
 def translate_errors(settings: Settings) -> Iterator[None]:
     """Turn driver exceptions into graphmem errors with a one-line hint; never a traceback."""
-    uri, db = settings.neo4j_uri, settings.neo4j_database
+    uri = settings.neo4j_uri
     try:
         yield
     except GraphmemError:
@@ -92,47 +98,55 @@ def translate_errors(settings: Settings) -> Iterator[None]:
         ) from e
     except (nx.ServiceUnavailable, nx.SessionExpired, OSError) as e:
         raise Neo4jUnavailable(f"Neo4j is not reachable at {uri}", START_HINT) from e
-    except nx.TransientError as e:  # e.g. a deadlock with a concurrent writer, retries spent
-        raise Neo4jBusy(f"Neo4j at {uri} could not finish: {e.code}",
-                        "run it again") from e
     except nx.ConfigurationError as e:
         raise ConfigError(f"cannot use NEO4J_URI {uri!r}: {e}") from e
-    except nx.ClientError as e:
-        if e.code == "Neo.ClientError.Database.DatabaseNotFound":
-            raise Neo4jUnavailable(
-                f"database {db!r} does not exist on {uri}",
-                "set NEO4J_DATABASE to an existing database (Community has only 'neo4j')",
-            ) from e
-        if e.code == "Neo.ClientError.Security.AuthenticationRateLimit":
-            raise Neo4jUnavailable(
-                f"Neo4j at {uri} refuses logins for a while after too many failed ones",
-                "check NEO4J_USER and NEO4J_PASSWORD, then wait a few seconds",
-            ) from e
-        # A procedure naming a missing index (5.26), or SEARCH naming one (2026).
-        if e.code == "Neo.ClientError.Schema.IndexNotFound" or (
-                e.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
-                and "index" in str(e.message) and "already exists" not in str(e.message)):
-            raise Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`") from e
-        if getattr(e, "gql_status", None) == "22ND3":  # a SEARCH filter the index lacks
-            raise Neo4jUnavailable(f"the vector index on {uri} was made without the "
-                                   "properties graphmem filters on", "run `graphmem init`"
-                                   ) from e
-        if e.code in TIMEOUT_CODES:
-            raise Neo4jBusy(f"Neo4j at {uri} did not finish within "
-                            f"{settings.query_timeout:g} s",
-                            "run it again, or raise GRAPHMEM_QUERY_TIMEOUT") from e
-        if e.code in CONFLICT_CODES:
-            raise Neo4jBusy(f"Neo4j at {uri}: a concurrent writer kept conflicting "
-                            "with this one", "run it again") from e
-        raise Neo4jRefused(f"Neo4j at {uri} refused the request: {e.code}",
-                           "check the server's version (5.26 or later) and `graphmem doctor`"
-                           ) from e
-    except nx.Neo4jError as e:  # a database error graphmem has no word for
-        raise Neo4jRefused(f"Neo4j at {uri} failed the request: {e.code}",
-                           "see the server's log; `graphmem doctor` checks the setup") from e
+    except nx.Neo4jError as e:
+        raise _translated(e, settings) from e
     except nx.DriverError as e:
         raise Neo4jUnavailable(f"the connection to Neo4j at {uri} failed: "
                                f"{type(e).__name__}", START_HINT) from e
+
+
+def _translated(e: nx.Neo4jError, settings: Settings) -> GraphmemError:
+    """The graphmem error, with its one-line hint, for an error the server reported."""
+    uri, db = settings.neo4j_uri, settings.neo4j_database
+    if e.code in MEMORY_CODES:
+        return Neo4jBusy(f"Neo4j at {uri} ran out of memory for one transaction "
+                         f"({(e.code or '').rsplit('.', 1)[-1]}); an input is written whole "
+                         "or not at all, in one transaction",
+                         "give the server more heap (GRAPHMEM_SERVER_HEAP for `graphmem "
+                         "server start`, else server.memory.heap.max_size) or write the input "
+                         "as smaller ones")
+    if isinstance(e, nx.TransientError):  # e.g. a deadlock with a concurrent writer
+        return Neo4jBusy(f"Neo4j at {uri} could not finish: {e.code}", "run it again")
+    if not isinstance(e, nx.ClientError):  # a database error graphmem has no word for
+        return Neo4jRefused(f"Neo4j at {uri} failed the request: {e.code}",
+                            "see the server's log; `graphmem doctor` checks the setup")
+    if e.code == "Neo.ClientError.Database.DatabaseNotFound":
+        return Neo4jUnavailable(
+            f"database {db!r} does not exist on {uri}",
+            "set NEO4J_DATABASE to an existing database (Community has only 'neo4j')")
+    if e.code == "Neo.ClientError.Security.AuthenticationRateLimit":
+        return Neo4jUnavailable(
+            f"Neo4j at {uri} refuses logins for a while after too many failed ones",
+            "check NEO4J_USER and NEO4J_PASSWORD, then wait a few seconds")
+    # A procedure naming a missing index (5.26), or SEARCH naming one (2026).
+    if e.code == "Neo.ClientError.Schema.IndexNotFound" or (
+            e.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
+            and "index" in str(e.message) and "already exists" not in str(e.message)):
+        return Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`")
+    if getattr(e, "gql_status", None) == "22ND3":  # a SEARCH filter the index lacks
+        return Neo4jUnavailable(f"the vector index on {uri} was made without the "
+                                "properties graphmem filters on", "run `graphmem init`")
+    if e.code in TIMEOUT_CODES:
+        return Neo4jBusy(f"Neo4j at {uri} did not finish within "
+                         f"{settings.query_timeout:g} s",
+                         "run it again, or raise GRAPHMEM_QUERY_TIMEOUT")
+    if e.code in CONFLICT_CODES:
+        return Neo4jBusy(f"Neo4j at {uri}: a concurrent writer kept conflicting "
+                         "with this one", "run it again")
+    return Neo4jRefused(f"Neo4j at {uri} refused the request: {e.code}",
+                        "check the server's version (5.26 or later) and `graphmem doctor`")
 
 
 class Features(BaseModel):
@@ -336,6 +350,8 @@ class InputTransaction:
     def retryable(e: BaseException) -> bool:
         """Whether writing the input again may succeed: a transient failure or a conflict
         with a concurrent writer."""
+        if isinstance(e, nx.Neo4jError) and e.code in MEMORY_CODES:
+            return False  # the same input needs the same memory again
         if isinstance(e, nx.TransientError):
             return e.is_retryable()
         return isinstance(e, nx.ClientError) and e.code in CONFLICT_CODES

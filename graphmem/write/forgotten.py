@@ -17,9 +17,10 @@ from functools import lru_cache
 
 from confusable_homoglyphs import confusables
 
-#: A leading speaker: a name of at most 40 characters that starts with a letter, a colon
-#: and a space ("alice: ", "Dr. Ana Lima: ").
-SPEAKER = re.compile(r"^[^\W\d_][\w .'’-]{0,39}:\s+")
+#: Leading speakers: each a name of at most 40 characters that starts with a letter, a
+#: colon and a space ("alice: ", "Dr. Ana Lima: "; a chat import of "alice: T" said by
+#: carol stores "carol: alice: T").
+SPEAKER = re.compile(r"^(?:[^\W\d_][\w .'’-]{0,39}:\s+)+")
 
 
 #: ASCII's punctuation (Unicode category P), which `reading` drops.
