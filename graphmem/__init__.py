@@ -1,5 +1,7 @@
 """graphmem: perfect-recall, graph-native associative memory for AI agents, on Neo4j."""
 
+from importlib.metadata import version
+
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError
 from graphmem.settings import Settings, load_settings
@@ -15,4 +17,4 @@ __all__ = [
     "WriteReport",
     "load_settings",
 ]
-__version__ = "0.1.0"
+__version__ = version("graphmem")  # pyproject.toml holds the one number

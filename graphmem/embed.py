@@ -199,12 +199,17 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query; returns a (d,) float32 unit vector (recent queries are cached)."""
-        cache = self.__dict__.setdefault("_queries", {})
+        cache: dict[str, np.ndarray] = self.__dict__.setdefault("_queries", {})
         if text not in cache:
             if len(cache) >= QUERY_CACHE:
                 cache.pop(next(iter(cache)))
             cache[text] = self._encode_one(text)
         return cache[text].copy()
+
+    def forget_queries(self) -> None:
+        """Drop the cached query vectors: the next query of any text is embedded again
+        (benchmarks that time a recall with its embedding)."""
+        self.__dict__.pop("_queries", None)
 
     def _encode_one(self, text: str) -> np.ndarray:
         onnx = self._onnx_queries()

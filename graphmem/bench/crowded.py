@@ -113,7 +113,6 @@ def _time(mem: GraphMem, label: str, memories: str, asked: list[str],
           stored: dict[str, tuple[list[str], np.ndarray]],
           rng: np.random.Generator) -> CrowdedRow:
     """Time one recall per entry of `asked` (a scope), its query a text of that scope."""
-    cache = mem.embedder.__dict__.setdefault("_queries", {})
     plan = [(scope, " ".join(stored[scope][0][int(rng.integers(len(stored[scope][0])))]
                             .split()[:12])) for scope in asked]
     timings: dict[str, list[float]] = {m: [] for m in (*MODES, NUMPY)}
@@ -123,14 +122,14 @@ def _time(mem: GraphMem, label: str, memories: str, asked: list[str],
             mem.recall(q, scope=scope, top_k=10, **LATENCY_MODES[m])  # type: ignore[arg-type]
     for scope, q in plan:
         for m in MODES:
-            cache.clear()  # query embedding included, every time
+            mem.embedder.forget_queries()  # query embedding included, every time
             result = mem.recall(q, scope=scope, top_k=10, **LATENCY_MODES[m])  # type: ignore[arg-type]
             timings[m].append(result.took_ms)
             if m == "default":
                 trips.append(result.profile.round_trips)
     with threadpool_limits(1, user_api="blas"):  # as in bench latency
         for scope, q in plan:
-            cache.clear()
+            mem.embedder.forget_queries()
             t = time.perf_counter()
             v = mem.embedder.embed_query(q)
             sims = stored[scope][1] @ v

@@ -7,6 +7,7 @@ import json
 import logging
 import signal
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,6 +47,21 @@ app = typer.Typer(
     # Docstrings are wrapped at 90 columns; markdown joins their lines into paragraphs.
     rich_markup_mode="markdown",
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        print(f"graphmem {metadata.version('graphmem')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print graphmem's version and exit.")] = False) -> None:
+    """Perfect-recall, graph-native associative memory for AI agents, on Neo4j."""
+
+
 app.add_typer(server_cmd.app, name="server")
 app.add_typer(bench_cmd.app, name="bench")
 app.command("demo")(demo_cmd.demo)

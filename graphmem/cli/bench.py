@@ -188,7 +188,9 @@ def latency(
         table = Table("memories", *(f"{m} p50/p95" for m in modes),
                       title=f"Recall latency in ms, {result.queries} queries per mode "
                       f"({result.cores} cores; store built in {result.build_seconds:.0f} s)",
-                      title_justify="left")
+                      title_justify="left",
+                      caption=f"numpy brute force: one BLAS thread; {synthetic.NUMPY_ALL_CORES}"
+                      ": BLAS on every core, as Neo4j runs", caption_justify="left")
         for row in result.rows:
             table.add_row(f"{row.memories:,}", *(
                 f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes))

@@ -46,7 +46,7 @@ def test_browser_draws_an_exploration_query_in_graphmem_colours(
         mem: GraphMem, chromium: str) -> None:
     from playwright.sync_api import sync_playwright
 
-    if ":7687" not in mem.settings.neo4j_uri:
+    if not mem.settings.neo4j_uri.endswith(f":{mem.settings.server_bolt_port}"):
         pytest.skip("Browser is checked on the local server (a container maps its ports)")
     mem.remember([
         {"id": "b1", "text": "The mobile app talks to the GraphQL gateway", "session": "s"},

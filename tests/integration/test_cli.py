@@ -346,11 +346,12 @@ def test_bench_sweep_runs_on_a_small_store(cli: CliRunner, tmp_path) -> None:
     assert result["sweep_seconds"] > 0 and result["second_sweep_seconds"] > 0
 
 
-def test_browse_prints_the_url_and_a_query_to_paste(cli: CliRunner) -> None:
+def test_browse_prints_the_url_and_a_query_to_paste(cli: CliRunner, mem: GraphMem) -> None:
     done = cli.invoke(app, ["browse", "m-1", "--json"])
     assert done.exit_code == 0, done.stderr
     out = json.loads(done.stdout)
-    assert out["url"].endswith(":7474/browser/") and out["query"] == "explore/neighbourhood"
+    assert out["url"].endswith(f":{mem.settings.server_http_port}/browser/")
+    assert out["query"] == "explore/neighbourhood"
     assert out["paste"].startswith(':param id => "m-1"\nMATCH (m:Memory {id: $id})')
 
 

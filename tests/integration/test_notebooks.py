@@ -14,13 +14,14 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 @pytest.mark.parametrize("name", ["quickstart", "decay", "benchmarks"])
-def test_notebook_runs(name: str, mem: GraphMem, shared_data: Path,
+def test_notebook_runs(name: str, mem: GraphMem, request: pytest.FixtureRequest,
                        monkeypatch: pytest.MonkeyPatch) -> None:
+    if name == "benchmarks":  # only this one reads the shared data
+        monkeypatch.setenv("GRAPHMEM_DATA", str(request.getfixturevalue("shared_data")))
     s = mem.settings
     monkeypatch.setenv("NEO4J_URI", s.neo4j_uri)
     monkeypatch.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
     monkeypatch.setenv("GRAPHMEM_NOTEBOOK_SCOPE", s.scope + "-nb")
-    monkeypatch.setenv("GRAPHMEM_DATA", str(shared_data))
     monkeypatch.setenv("GRAPHMEM_NOTEBOOK_CONVERSATIONS", "1")  # one LoCoMo conversation
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     try:
