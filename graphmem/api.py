@@ -272,6 +272,11 @@ class GraphMem:
         """What the connected server is (version, release line) and what it offers."""
         return self._db.features
 
+    def server_settings(self, names: Sequence[str]) -> dict[str, str]:
+        """The values of the named server settings the server knows (e.g. its heap)."""
+        return {r["name"]: r["value"] for r in self._db.read("admin/server_settings",
+                                                             names=list(names))}
+
     def links(self, ids: Sequence[str], *, scope: str | None = None) -> list[Link]:
         """The graph around some memories of a scope: every edge from one of them to a
         memory, entity or session (at most 500), to draw or inspect."""

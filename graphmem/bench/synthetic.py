@@ -125,22 +125,34 @@ def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.n
     """Write memories start..size-1 into `scope` through the write path (gates, entities,
     sessions of 20 turns in order, synaptic links), each a sample's text and its vector
     plus noise."""
-    records = [Numbered(i + 1, MemoryIn(
-        id=f"{scope}-{i}", text=f"{samples[i % len(samples)]} (#{i})",
-        session=f"s{i // 20}", metadata={"turn": i % 20}, source="import",
-        created_at=created(i) if created else None), "<bench>") for i in range(start, size)]
+    records = made_records(scope, samples, start, size, created)
     timing = Timing()
     out = []
     for first in range(0, len(records), 5000):
         chunk = records[first:first + 5000]
-        base = np.stack([vectors[samples[i % len(samples)]]
-                         for i in range(start + first, start + first + len(chunk))])
-        noisy = base + rng.normal(0, sigma, base.shape).astype(np.float32)
-        vecs = noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+        vecs = noisy_vectors(samples, vectors, start + first, len(chunk), rng, sigma)
         memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
         out.append(vecs)
         mem.write(chunk, mem.write_options(scope=scope), timing=timing, vectors=memo)
     return out
+
+
+def made_records(scope: str, samples: list[str], start: int, size: int,
+                 created: Callable[[int], datetime] | None = None) -> list[Numbered]:
+    """Records start..size-1 of a synthetic store: each a sample's text numbered, in
+    sessions of 20 turns in order."""
+    return [Numbered(i + 1, MemoryIn(
+        id=f"{scope}-{i}", text=f"{samples[i % len(samples)]} (#{i})",
+        session=f"s{i // 20}", metadata={"turn": i % 20}, source="import",
+        created_at=created(i) if created else None), "<bench>") for i in range(start, size)]
+
+
+def noisy_vectors(samples: list[str], vectors: dict[str, np.ndarray], start: int, n: int,
+                  rng: np.random.Generator, sigma: float) -> np.ndarray:
+    """Unit vectors for records start..start+n-1: their sample's embedding plus noise."""
+    base = np.stack([vectors[samples[i % len(samples)]] for i in range(start, start + n)])
+    noisy = base + rng.normal(0, sigma, base.shape).astype(np.float32)
+    return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
 
 
 class SweepBench(BaseModel):

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from graphmem import bench
 from graphmem.api import GraphMem
+from graphmem.bench import batch as batch_bench
 from graphmem.bench import crowded as crowded_bench
 from graphmem.bench import synthetic
 from graphmem.cli.output import JsonOpt, emit, handled
@@ -297,5 +298,38 @@ def sweep(
         table.add_row("second sweep", f"{result.second_sweep_seconds:.1f}")
         c.print(table)
         c.print("  ".join(f"{k} {n:,}" for k, n in result.counts.items()))
+
+    emit(result, as_json, render)
+
+
+@app.command("batch")
+@handled
+def batch(
+    paths: StoreTexts,
+    sizes: Annotated[str, typer.Option(help="Records per input, comma-separated.")] =
+    "10000,100000",
+    as_json: JsonOpt = False,
+) -> None:
+    """Write one input of each size as one transaction: does it land whole or fail
+    whole, how fast, with what message (on the configured server's heap)."""
+    try:
+        wanted = [int(s) for s in sizes.split(",") if s.strip()]
+    except ValueError:
+        raise InputError(f"{sizes!r} is not a list of numbers", field="--sizes") from None
+    if not wanted or not all(20 <= n <= 10_000_000 for n in wanted):
+        raise InputError("each size must be 20 to 10,000,000", field="--sizes")
+    with GraphMem(load_settings()) as mem:
+        result = batch_bench.batch(mem, paths, sizes=wanted)
+
+    def render(c) -> None:
+        table = Table("records", "landed", "stored", "seconds", "rows/s", "error",
+                      title=f"One input, one transaction (Neo4j {result.server}, heap "
+                      f"{result.heap}, transaction memory {result.transaction_memory}, "
+                      f"{result.cores} cores)", title_justify="left")
+        for row in result.rows:
+            table.add_row(f"{row.records:,}", "yes" if row.landed else "no",
+                          f"{row.stored:,}", f"{row.seconds:.1f}", f"{row.rows_per_second:,}",
+                          row.error or "")
+        c.print(table)
 
     emit(result, as_json, render)
