@@ -36,7 +36,10 @@ def test_remembering_the_same_id_updates_instead_of_duplicating(mem: GraphMem) -
     second = mem.remember({"id": "cfg-1", "text": "Builds use Python 3.12", "tags": ["python"]})
     assert [o.status for o in first.outcomes] == ["created"]
     assert [o.status for o in second.outcomes] == ["updated"]
-    assert count(mem) == 1
+    # One memory, whose earlier text is kept as its version (history), not a second one.
+    assert [(e.relation, e.memory.text) for e in mem.history("cfg-1")] == [
+        ("this", "Builds use Python 3.12"), ("older", "Builds use Python 3.11")]
+    assert count(mem) == 2
     hit = mem.recall("which Python version do builds use?", top_k=1).hits[0]
     assert (hit.id, hit.text) == ("cfg-1", "Builds use Python 3.12")
 
