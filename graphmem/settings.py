@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -176,6 +176,14 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"\d+[kmgKMG]?", value):
             raise ValueError(f"{value!r} is not a memory size like 2g or 512m")
         return value
+
+    @model_validator(mode="after")
+    def _local_uri(self) -> Settings:
+        """Without a NEO4J_URI, graphmem talks to the local server on its Bolt port (so
+        GRAPHMEM_SERVER_BOLT_PORT alone moves both)."""
+        if "neo4j_uri" not in self.model_fields_set:
+            self.neo4j_uri = f"bolt://127.0.0.1:{self.server_bolt_port}"
+        return self
 
     @classmethod
     def settings_customise_sources(

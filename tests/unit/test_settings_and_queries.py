@@ -170,3 +170,13 @@ def test_a_transaction_out_of_memory_is_not_retried_and_says_what_helps(code: st
     deadlock = nx.Neo4jError._hydrate_neo4j(
         code="Neo.TransientError.Transaction.DeadlockDetected", message="deadlock")
     assert store.InputTransaction.retryable(deadlock)
+
+
+def test_the_local_servers_bolt_port_moves_the_default_uri(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    monkeypatch.delenv("GRAPHMEM_NEO4J_URI", raising=False)
+    monkeypatch.setenv("GRAPHMEM_SERVER_BOLT_PORT", "7787")
+    assert load_settings().neo4j_uri == "bolt://127.0.0.1:7787"
+    monkeypatch.setenv("NEO4J_URI", "neo4j://db.example:7687")  # a given URI wins
+    assert load_settings().neo4j_uri == "neo4j://db.example:7687"
