@@ -12,7 +12,6 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
@@ -273,22 +272,45 @@ def test_the_cli_says_why_an_update_was_refused(mem: GraphMem) -> None:
 
 # Hole 12: a query has a size limit, at every door, named in the error.
 
-@pytest.mark.parametrize("size", [MAX_QUERY_CHARS + 1, 10_000_000])
-def test_a_query_over_the_limit_is_refused_at_every_door(mem: GraphMem, size: int,
+@budget(12)
+@given(size=st.one_of(st.integers(1, 3 * MAX_QUERY_CHARS),
+                      st.sampled_from([MAX_QUERY_CHARS, MAX_QUERY_CHARS + 1, 10_000_000])),
+       door=st.sampled_from(["api", "mcp", "cli"]))
+def test_a_query_over_the_limit_is_refused_at_every_door(mem: GraphMem, size: int, door,
                                                          hardening) -> None:
     import anyio
     from mcp.server.mcpserver.exceptions import ToolError
 
     from graphmem.mcp import build
 
-    mem.remember("The standup moved to ten o'clock")
+    if door == "cli" and size > 100_000:  # an argument list of 10 MB is the OS's to refuse
+        door = "api"
     query = ("standup " * (size // 8 + 1))[:size]
-    with pytest.raises(InputError, match=f"the limit is {MAX_QUERY_CHARS}"):
-        mem.recall(query)
-    with pytest.raises(ToolError, match=str(MAX_QUERY_CHARS)):
-        anyio.run(build(mem).call_tool, "memory_recall", {"query": query})
-    if size < 100_000:  # an argument list of 10 MB is the OS's to refuse
-        result = cli(mem, "recall", query)
-        assert result.exit_code == 1 and f"the limit is {MAX_QUERY_CHARS}" in result.stderr
-    hardening.inputs += 3
-    assert mem.recall("standup").hits
+    limit = f"the limit is {MAX_QUERY_CHARS}" if door != "mcp" else str(MAX_QUERY_CHARS)
+    try:
+        if door == "api":
+            refused = _refused(lambda: mem.recall(query, reinforce=False), InputError, limit)
+        elif door == "mcp":
+            refused = _refused(lambda: anyio.run(build(mem).call_tool, "memory_recall",
+                                                 {"query": query}), ToolError, limit)
+        else:
+            result = cli(mem, "recall", query)
+            assert result.exit_code == (1 if size > MAX_QUERY_CHARS else 0), result.stderr
+            refused = result.exit_code == 1
+            assert not refused or limit in result.stderr
+        hardening.inputs += 1
+        wrong = refused != (size > MAX_QUERY_CHARS)
+        hardening.found["unbounded queries"] += int(wrong)
+        assert not wrong
+    finally:
+        mem.drop_scope(mem.settings.scope)
+
+
+def _refused(call, error: type[Exception], says: str) -> bool:
+    """Whether `call` raised `error` naming the limit (any other error fails the test)."""
+    try:
+        call()
+    except error as e:
+        assert says in str(e), str(e)
+        return True
+    return False
