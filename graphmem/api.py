@@ -27,12 +27,14 @@ from graphmem.lifecycle.summarize import Summarizer
 from graphmem.options import RecallOptions, WriteOptions, parse
 from graphmem.read import context, reinforcement, retrieval
 from graphmem.read.context import Context
-from graphmem.read.find import find
+from graphmem.read.find import entities, find, recent, scopes_under, session_turns
 from graphmem.read.reinforcement import Reinforcer
 from graphmem.settings import Settings, load_settings, valid_scope
 from graphmem.types import (
+    SESSION_NAME,
     DoctorReport,
     EmbedderInfo,
+    EntityOut,
     Link,
     MemoryIn,
     MemoryOut,
@@ -290,6 +292,35 @@ class GraphMem:
         A value given as text also matches the number or boolean it spells ("3" finds 3).
         """
         return find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
+
+    def recent(self, scopes: Sequence[str] | None = None, *, offset: int = 0,
+               limit: int = 100) -> list[MemoryOut]:
+        """The live memories of some scopes (default: this one), newest first."""
+        targets = [self._scope(s) for s in scopes] if scopes else [self.settings.scope]
+        if offset < 0 or not 0 <= limit <= 10_000:
+            raise InputError("offset must be >= 0 and limit 0-10000", field="limit")
+        return recent(self._db, targets, offset=offset, limit=limit)
+
+    def session_turns(self, session: str | None = None, *, scope: str | None = None,
+                      last: int = 20) -> list[MemoryOut]:
+        """The last `last` turns of a session (default: the configured one), in order."""
+        name = session or self.settings.session
+        if not name or not SESSION_NAME.fullmatch(name):
+            raise InputError("name the session (up to 200 characters, no # or line break)",
+                             field="session")
+        if not 1 <= last <= 1000:
+            raise InputError(f"last must be 1-1000, got {last}", field="last")
+        return session_turns(self._db, self._scope(scope), name, last)
+
+    def entities(self, *, scope: str | None = None, limit: int = 50) -> list[EntityOut]:
+        """What a scope's memories name, those named by most memories first."""
+        if not 1 <= limit <= 1000:
+            raise InputError(f"limit must be 1-1000, got {limit}", field="limit")
+        return entities(self._db, self._scope(scope), limit)
+
+    def scopes(self, prefix: str = "") -> list[str]:
+        """The scopes whose names start with `prefix` that hold a live memory, sorted."""
+        return scopes_under(self._db, prefix)
 
     def recall(self, query: str, *, scope: str | None = None,
                options: RecallOptions | None = None, **settings: Any) -> RecallResult:

@@ -1,6 +1,7 @@
 """The MCP server (`graphmem mcp`): graphmem's verbs as tools any agent host can call, over
-stdio, with the official `mcp` SDK. One server instance serves one scope, fixed by flag
-or environment, so an agent cannot read or write another scope's memories.
+stdio or streamable HTTP, with the official `mcp` SDK. One server instance serves one
+scope, fixed by flag or environment, so an agent cannot read or write another scope's
+memories. What each tool is for: docs/integrations.md.
 
 Every tool validates its arguments (the SDK checks them against the JSON schema made from
 the signature) and answers a graphmem error, an unreachable Neo4j included, as a tool
@@ -19,9 +20,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from graphmem.api import GraphMem
-from graphmem.errors import EnvironmentProblem, GraphmemError
+from graphmem.errors import EnvironmentProblem, GraphmemError, InputError
 from graphmem.graph.model import KINDS
-from graphmem.types import MAX_QUERY_CHARS
+from graphmem.types import MAX_QUERY_CHARS, MemoryOut
 
 T = TypeVar("T")
 
@@ -31,8 +32,10 @@ already know. Call memory_recall before answering anything that may depend on th
 (it also returns memories linked to the best hits, with the path that linked them).
 Call memory_store for facts, decisions, preferences and procedures worth keeping, one
 self-contained statement each. After using recalled memories, call memory_feedback
-(used or not): it is how memory learns what matters. Nothing is ever lost silently:
-memory_forget archives unless asked to delete for good."""
+(used or not): it is how memory learns what matters. memory_session gives a
+conversation's last turns, memory_entities what your memories name, memory_links why a
+memory is connected to others. Nothing is ever lost silently: memory_forget archives
+unless asked to delete for good."""
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 
@@ -157,13 +160,75 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
         read at the start of a task."""
         return _call(lambda: mem.context(max_tokens=max_tokens)).text
 
+    @server.tool(name="memory_session")
+    def memory_session(
+        session: Annotated[str | None, Field(
+            description="The conversation or run (default: this connection's).")] = None,
+        last: Annotated[int, Field(ge=1, le=200, description="How many turns.")] = 20,
+    ) -> list[dict[str, Any]]:
+        """A conversation's last turns in the order they were said, to pick it up again."""
+        turns = _call(lambda: mem.session_turns(session or ours, last=last))
+        return [_brief(m) for m in turns]
+
+    @server.tool(name="memory_entities")
+    def memory_entities(
+        limit: Annotated[int, Field(ge=1, le=200, description="How many.")] = 30,
+    ) -> list[dict[str, Any]]:
+        """What your memories name (people, places, files, titles…), most mentioned
+        first: the handles to recall by."""
+        return [e.model_dump(mode="json") for e in _call(lambda: mem.entities(limit=limit))]
+
+    @server.tool(name="memory_links")
+    def memory_links(
+        memory_id: Annotated[str, Field(description="A memory you were given.")],
+    ) -> list[dict[str, Any]]:
+        """Why a memory is connected: its edges to other memories (associations,
+        conversation order, versions), the entities it names and its sessions."""
+        return [link.model_dump(mode="json") for link in _call(lambda: mem.links([memory_id]))]
+
     return server
 
 
-def serve(mem: GraphMem) -> None:
-    """Serve `mem`'s scope over stdio until the client hangs up; pending reinforcement is
-    written before returning."""
+def _brief(m: MemoryOut) -> dict[str, Any]:
+    """What an agent reads of a turn."""
+    return {"id": m.id, "text": m.text, "kind": m.kind,
+            "created_at": m.created_at.isoformat() if m.created_at else None,
+            "metadata": m.metadata}
+
+
+#: Where `graphmem mcp --transport http` listens unless told otherwise.
+HTTP_HOST, HTTP_PORT, HTTP_PATH = "127.0.0.1", 8765, "/mcp"
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def serve(mem: GraphMem, transport: str = "stdio", *, host: str = HTTP_HOST,
+          port: int = HTTP_PORT) -> None:
+    """Serve `mem`'s scope over stdio until the client hangs up, or over streamable HTTP
+    at http://host:port/mcp until stopped; pending reinforcement is written before
+    returning. HTTP listens on a loopback address only: it has no credentials yet."""
+    if transport == "http" and host not in _LOOPBACK:
+        raise InputError(f"host {host!r}: the MCP HTTP server has no tokens yet, so it "
+                         "listens on 127.0.0.1, localhost or ::1 only", field="--host")
     try:
-        build(mem).run("stdio")
+        if transport == "http":
+            _serve_http(build(mem), host, port)
+        else:
+            build(mem).run("stdio")
     finally:
         mem.close()
+
+
+def _serve_http(server: MCPServer, host: str, port: int) -> None:
+    """Run the streamable-HTTP app under uvicorn with its logs on stderr (stdout is for
+    results)."""
+    import copy
+
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    logs = copy.deepcopy(LOGGING_CONFIG)
+    for handler in logs["handlers"].values():
+        handler["stream"] = "ext://sys.stderr"
+    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=logs,
+                                  log_level="warning")).run()

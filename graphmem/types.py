@@ -270,6 +270,14 @@ class PathStep(BaseModel):
     weight: float
 
 
+class EntityOut(BaseModel):
+    """Something a scope's memories name (`GraphMem.entities`)."""
+
+    name: str
+    type: str | None = None
+    memories: int  # how many memories mention it or are about it
+
+
 class Link(BaseModel):
     """One edge of the graph around some memories (`GraphMem.links`)."""
 

@@ -342,13 +342,25 @@ app.command("tick", help="The same as `sweep` (the periodic run's other name).")
 
 @app.command("mcp")
 @handled
-def mcp_cmd(scope: ScopeOpt = None) -> None:
-    """Serve this scope's memories to an agent over MCP (stdio): memory_store,
-    memory_recall, memory_update, memory_forget, memory_consolidate, memory_feedback,
-    memory_context. The scope is fixed for the server's life (--scope or GRAPHMEM_SCOPE)."""
+def mcp_cmd(
+    scope: ScopeOpt = None,
+    transport: Annotated[str, typer.Option(
+        help="stdio (an agent host starts the server) or http (streamable HTTP, "
+             "for agents that connect to a running server).")] = "stdio",
+    host: Annotated[str, typer.Option(help="HTTP: the loopback address to listen on.")
+                    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8765,
+) -> None:
+    """Serve this scope's memories to an agent over MCP (stdio, or streamable HTTP at
+    http://HOST:PORT/mcp): memory_store, memory_recall, memory_update, memory_forget,
+    memory_consolidate, memory_feedback, memory_context, memory_session, memory_entities,
+    memory_links. The scope is fixed for the server's life (--scope or GRAPHMEM_SCOPE)."""
     from graphmem import mcp
 
-    mcp.serve(open_memory(scope))
+    if transport not in ("stdio", "http"):
+        raise InputError(f"unknown transport {transport!r} (stdio or http)",
+                         field="--transport")
+    mcp.serve(open_memory(scope), transport, host=host, port=port)
 
 
 def exit_on_sigterm() -> None:

@@ -1,4 +1,5 @@
-"""Finding memories of a scope by id or by one metadata value (`graphmem get`)."""
+"""Finding memories of a scope by id or by one metadata value (`graphmem get`), the newest
+of some scopes, and the scopes under a prefix (what a framework store lists)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.read.rows import to_memory
-from graphmem.types import META_KEY, MemoryOut
+from graphmem.types import META_KEY, EntityOut, MemoryOut
 from graphmem.write.gates import shown
 
 
@@ -31,3 +32,27 @@ def find(store: Store, scope: str, ids: Sequence[str] | None, *,
                       ids=list(ids) if ids is not None else None, key=key, values=values,
                       limit=limit)
     return [to_memory(r) for r in rows]
+
+
+def recent(store: Store, scopes: Sequence[str], *, offset: int = 0,
+           limit: int = 100) -> list[MemoryOut]:
+    """The live memories of `scopes`, newest first, `limit` of them after `offset`."""
+    rows = store.read("explore/recent", scopes=list(scopes), offset=offset, limit=limit)
+    return [to_memory(r) for r in rows]
+
+
+def scopes_under(store: Store, prefix: str) -> list[str]:
+    """The scopes whose names start with `prefix` and hold a live memory, sorted."""
+    return [r["scope"] for r in store.read("explore/scopes_under", prefix=prefix)]
+
+
+def session_turns(store: Store, scope: str, session: str, last: int) -> list[MemoryOut]:
+    """The last `last` live turns of a session of `scope`, oldest of them first."""
+    rows = store.read("explore/session_turns", scope=scope, session=f"{scope}#{session}",
+                      last=last)
+    return [to_memory(r) for r in rows]
+
+
+def entities(store: Store, scope: str, limit: int) -> list[EntityOut]:
+    """What `scope`'s memories name, those named by most memories first."""
+    return [EntityOut(**r) for r in store.read("explore/entities", scope=scope, limit=limit)]

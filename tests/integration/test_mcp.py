@@ -1,14 +1,19 @@
-"""`graphmem mcp` driven by a real MCP client session over stdio, on the real server."""
+"""`graphmem mcp` driven by the MCP SDK's own client sessions over stdio and streamable
+HTTP, on the real server."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
+import time
 
 import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from graphmem.api import GraphMem
 
@@ -89,3 +94,67 @@ def test_a_lost_database_is_a_readable_tool_error(mem: GraphMem) -> None:
             assert "memory store unavailable" in result.content[0].text
 
     anyio.run(session)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_agent_connects_over_streamable_http(mem: GraphMem) -> None:
+    port = _free_port()
+    params = _server(mem, GRAPHMEM_SESSION="standup")
+    server = subprocess.Popen([*[params.command], *params.args, "--transport", "http",
+                               "--port", str(port)], env=params.env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            time.sleep(0.2)
+
+        async def session() -> None:
+            async with streamable_http_client(url) as (read, write), \
+                    ClientSession(read, write) as client:
+                await client.initialize()
+                tools = {t.name for t in (await client.list_tools()).tools}
+                assert tools >= TOOLS | {"memory_session", "memory_entities", "memory_links"}
+                for text in ["Ana opened the standup with the release date",
+                             "Ben said the release moves to Thursday because of Lisbon QA",
+                             "Ana asked Ben to tell the Lisbon team"]:
+                    stored = await client.call_tool("memory_store", {"text": text,
+                                                                     "kind": "episodic"})
+                    assert not stored.is_error, stored.content
+                recalled = _payload(await client.call_tool(
+                    "memory_recall", {"query": "when is the release?", "top_k": 3}))
+                assert any("Thursday" in h["text"] for h in recalled["hits"])
+                turns = await client.call_tool("memory_session", {"last": 2})
+                said = [t["text"] for t in turns.structured_content["result"]]
+                assert said == ["Ben said the release moves to Thursday because of Lisbon QA",
+                                "Ana asked Ben to tell the Lisbon team"]
+                named = await client.call_tool("memory_entities", {})
+                assert "Lisbon" in {e["name"] for e in named.structured_content["result"]}
+                links = await client.call_tool("memory_links",
+                                               {"memory_id": recalled["hits"][0]["id"]})
+                kinds = {link["type"] for link in links.structured_content["result"]}
+                assert {"IN_SESSION", "NEXT"} <= kinds
+
+        anyio.run(session)
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=30)
+    assert out == ""  # results go to stdout, and a server has none: its logs are on stderr
+
+
+def test_http_refuses_an_address_beyond_this_machine(mem: GraphMem) -> None:
+    params = _server(mem)
+    done = subprocess.run([*[params.command], *params.args, "--transport", "http", "--host",
+                           "0.0.0.0"], env=params.env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1
+    assert "listens on 127.0.0.1" in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,17 @@
+// explore/session_turns — the last $last live turns of one session of a scope, in
+// conversation order (oldest of them first): what an agent reads to pick a conversation
+// up again.
+// Params: $scope, $session (the Session's id, "<scope>#<name>"), $last (int).
+// Returns: memory (properties without the embedding), sessions, entities, supersedes —
+//          as admin/find_memories.
+MATCH (m:Memory {session: $session})
+WHERE m.scope = $scope AND m.position IS NOT NULL AND m.lifecycle = 'active'
+WITH m
+ORDER BY m.position DESC
+LIMIT $last
+WITH m
+ORDER BY m.position
+RETURN m {.*, embedding: null} AS memory,
+       [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
+       [(m)-[:MENTIONS]->(e:Entity) | coalesce(e.ref, e.key)] AS entities,
+       [(m)-[:SUPERSEDES]->(old:Memory) | old.id] AS supersedes

@@ -1,0 +1,322 @@
+"""graphmem as LangGraph's long-term memory: `GraphMemStore`, a real
+`langgraph.store.base.BaseStore`, so a graph written against `InMemoryStore` runs
+unchanged on graphmem's graph (docs/integrations.md).
+
+A namespace is a scope: `root/label/label…`, each label escaped (every character but
+letters, digits, `_`, `:` and `-` becomes `@` and its UTF-8 bytes in hex), so the
+mapping reverses exactly and no label can reach another namespace. A key is a memory id,
+escaped the same way. The value is kept whole, as JSON in the memory's metadata
+(`store_value`), and its text — the index fields, by default `text` or `content`, else
+the whole value as JSON — is what graphmem embeds, links and recalls. A put of an
+existing key rewrites the memory (its earlier text stays in its history); a delete is a
+hard forget. Search with a query is graphmem's default recall over the namespace and
+every namespace below it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+from langgraph.store.base.embed import get_text_at_path, tokenize_path
+
+from graphmem.api import GraphMem
+from graphmem.errors import InputError, NotFoundError
+from graphmem.options import MAX_TOP_K
+from graphmem.settings import check_scope
+from graphmem.types import Hit, MemoryOut, utcnow
+from graphmem.write.gates import secret_reason
+
+#: The scope every namespace of a store lives under, unless the store is given another.
+ROOT = "langgraph"
+#: Metadata the store keeps beside the text: the value, when it was first put, and
+#: whether it is kept out of query search (`index=False`).
+VALUE, CREATED, UNINDEXED = "store_value", "store_created_at", "store_unindexed"
+#: How many more hits than asked a filtered search recalls before filtering, at first.
+FILTER_DEPTH = 4
+
+_SAFE = re.compile(r"[A-Za-z0-9_:-]")
+_ESCAPED = re.compile(r"(?:@[0-9A-F]{2})+")
+
+
+def escape(label: str) -> str:
+    """`label` with every character outside letters, digits, `_ : -` written as `@XX`
+    per UTF-8 byte, so it fits a scope or an id and reverses exactly (`unescape`)."""
+    return "".join(c if _SAFE.fullmatch(c) else "".join(f"@{b:02X}" for b in c.encode())
+                   for c in label)
+
+
+def unescape(text: str) -> str:
+    """The label `escape` made `text` from."""
+    return _ESCAPED.sub(lambda m: bytes.fromhex(m.group(0).replace("@", "")).decode(), text)
+
+
+def matches(value: Any, wanted: Any) -> bool:
+    """Whether a stored value field matches a search filter's value, as InMemoryStore
+    compares them: nested maps field by field, lists item by item, `$eq $ne $gt $gte
+    $lt $lte` operators, anything else by equality."""
+    if isinstance(wanted, dict):
+        if any(k.startswith("$") for k in wanted):
+            return all(_operator(value, op, arg) for op, arg in wanted.items())
+        return isinstance(value, dict) and all(matches(value.get(k), v)
+                                               for k, v in wanted.items())
+    if isinstance(wanted, list | tuple):
+        return (isinstance(value, list | tuple) and len(value) == len(wanted)
+                and all(matches(v, w) for v, w in zip(value, wanted, strict=True)))
+    return bool(value == wanted)
+
+
+def _operator(value: Any, op: str, arg: Any) -> bool:
+    if op == "$eq":
+        return bool(value == arg)
+    if op == "$ne":
+        return bool(value != arg)
+    compare = {"$gt": float.__gt__, "$gte": float.__ge__, "$lt": float.__lt__,
+               "$lte": float.__le__}.get(op)
+    if compare is None:
+        raise ValueError(f"unsupported filter operator {op!r}")
+    return bool(compare(float(value), float(arg)))
+
+
+def _condition(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    """Whether `namespace` meets a list_namespaces condition ("*" matches any label)."""
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    if condition.match_type == "prefix":
+        pairs = zip(namespace, path, strict=False)
+    elif condition.match_type == "suffix":
+        pairs = zip(reversed(namespace), reversed(path), strict=False)
+    else:
+        raise ValueError(f"unsupported match type {condition.match_type!r}")
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+class GraphMemStore(BaseStore):
+    """A LangGraph `BaseStore` on graphmem: values put, got, searched and deleted by
+    namespace and key, with graphmem's recall behind `search(query=…)`."""
+
+    def __init__(self, mem: GraphMem | None = None, *, root: str = ROOT,
+                 index: dict[str, Any] | None = None) -> None:
+        """A store on `mem` (or a GraphMem from the usual settings, closed with the store),
+        its namespaces under the scope `root`; `index={"fields": [...]}` names the value
+        fields embedded (LangGraph's convention; `embed` and `dims` are graphmem's own)."""
+        self._own = mem is None
+        self.mem = mem or GraphMem()
+        self.root = check_scope(root)
+        self.fields = list((index or {}).get("fields") or [])
+
+    def close(self) -> None:
+        """Close the GraphMem the store opened itself (one it was given stays open)."""
+        if self._own:
+            self.mem.close()
+
+    # The two methods LangGraph asks of a store; the rest of BaseStore is built on them.
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run `ops` in order of reads, then the puts: as InMemoryStore, reads in a batch
+        see the store as it was before the batch's puts (the last put of a key wins)."""
+        ops = list(ops)
+        for op in ops:
+            self._check(op)
+        results: list[Result] = []
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            if isinstance(op, GetOp):
+                results.append(self._get(op))
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list(op))
+            elif isinstance(op, PutOp):
+                puts[(op.namespace, op.key)] = op
+                results.append(None)
+            else:
+                raise ValueError(f"unknown operation {type(op).__name__}")
+        if puts:
+            self._put(list(puts.values()))
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """`batch` on a worker thread, so the event loop keeps running."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # Namespaces and keys
+
+    def scope(self, namespace: Sequence[str]) -> str:
+        """The scope that holds `namespace` (the root for the empty one)."""
+        name = "/".join([self.root, *(escape(label) for label in namespace)])
+        try:
+            return check_scope(name)
+        except ValueError as e:
+            raise InvalidNamespaceError(f"namespace {tuple(namespace)!r} cannot be a scope: "
+                                        f"{e}") from None
+
+    def namespace(self, scope: str) -> tuple[str, ...]:
+        """The namespace a scope of this store holds."""
+        return tuple(unescape(p) for p in scope[len(self.root) + 1:].split("/"))
+
+    def _check(self, op: Op) -> None:
+        labels = {GetOp: "namespace", PutOp: "namespace", SearchOp: "namespace_prefix"}
+        paths = ([getattr(op, labels[type(op)])] if type(op) in labels
+                 else [c.path for c in getattr(op, "match_conditions", None) or ()])
+        for path in paths:
+            for label in path:
+                if not isinstance(label, str) or not label or "." in label or "\x00" in label:
+                    raise InvalidNamespaceError(
+                        f"invalid namespace label {label!r} in {tuple(path)!r}: labels are "
+                        "non-empty strings without '.' or NUL")
+        if isinstance(op, PutOp | GetOp) and not op.key:
+            raise InvalidNamespaceError(f"empty key in namespace {tuple(op.namespace)!r}")
+
+    # Reads
+
+    def _get(self, op: GetOp) -> Item | None:
+        scope = self.scope(op.namespace)
+        found = [m for m in self.mem.get([escape(op.key)], scope=scope)
+                 if m.lifecycle == "active" and m.version_of is None]
+        return self._item(found[0]) if found else None
+
+    def _item(self, m: MemoryOut | Hit, score: float | None = None) -> SearchItem:
+        """The item a memory (or a recall hit) of this store holds."""
+        raw = m.metadata.get(VALUE)
+        value = json.loads(raw) if isinstance(raw, str) else {"text": m.text}
+        updated = m.created_at or utcnow()
+        created = m.metadata.get(CREATED)
+        return SearchItem(namespace=self.namespace(m.scope), key=unescape(m.id), value=value,
+                          created_at=datetime.fromisoformat(created) if created else updated,
+                          updated_at=updated, score=score)
+
+    def _scopes_under(self, prefix: tuple[str, ...]) -> list[str]:
+        top = self.scope(prefix)
+        below = self.mem.scopes(top + "/")
+        return ([top] if prefix and self.mem.count(scope=top) else []) + below
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        scopes = self._scopes_under(op.namespace_prefix)
+        if not scopes:
+            return []
+        want = op.offset + op.limit
+
+        def wanted(item: SearchItem) -> bool:
+            return all(matches(item.value.get(k), v) for k, v in (op.filter or {}).items())
+
+        if not op.query:
+            return self._newest(scopes, op, wanted)
+        depth = want * FILTER_DEPTH if op.filter else want
+        while True:
+            depth = min(depth, MAX_TOP_K)
+            result = self.mem.recall(op.query, scope=self.scope(op.namespace_prefix),
+                                     layers=[s for s in scopes
+                                             if s != self.scope(op.namespace_prefix)],
+                                     layer_factor=1.0, top_k=depth)
+            items = [self._item(h, score=h.score) for h in result.hits
+                     if not h.metadata.get(UNINDEXED)]
+            kept = [i for i in items if wanted(i)]
+            if len(kept) >= want or len(result.hits) < depth or depth == MAX_TOP_K:
+                return kept[op.offset:want]
+            depth *= FILTER_DEPTH
+
+    def _newest(self, scopes: list[str], op: SearchOp,
+                wanted: Callable[[SearchItem], bool]) -> list[SearchItem]:
+        """Items of `scopes` newest first (no query), filtered page by page."""
+        kept: list[SearchItem] = []
+        page, offset = max(op.offset + op.limit, 100), 0
+        while len(kept) < op.offset + op.limit:
+            found = self.mem.recent(scopes, offset=offset, limit=page)
+            kept += [i for i in (self._item(m) for m in found) if wanted(i)]
+            if len(found) < page:
+                break
+            offset += page
+        return kept[op.offset:op.offset + op.limit]
+
+    def _list(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        namespaces = [self.namespace(s) for s in self.mem.scopes(self.root + "/")]
+        namespaces = [ns for ns in namespaces
+                      if all(_condition(c, ns) for c in op.match_conditions or ())]
+        if op.max_depth is not None:
+            namespaces = list({ns[:op.max_depth] for ns in namespaces})
+        return sorted(namespaces)[op.offset:op.offset + op.limit]
+
+    # Writes
+
+    def _text(self, op: PutOp, value: dict[str, Any]) -> str:
+        """What graphmem embeds of a value: the op's index fields, the store's, or `text`
+        / `content`; else the whole value as JSON."""
+        fields = op.index if isinstance(op.index, list) else self.fields
+        texts: list[str] = []
+        for path in fields:
+            texts += (get_text_at_path(value, path) if path == "$"
+                      else get_text_at_path(value, tokenize_path(path)))
+        if not fields:
+            texts = [v for k in ("text", "content")
+                     if isinstance(v := value.get(k), str) and v.strip()][:1]
+        text = "\n".join(t for t in texts if t.strip())
+        return text or json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+    def _put(self, puts: list[PutOp]) -> None:
+        """Write the batch's puts: every value checked first (nothing is written if one
+        is refused), then each namespace's puts as one graphmem batch, then deletes."""
+        by_scope: dict[str, list[PutOp]] = {}
+        for op in puts:
+            by_scope.setdefault(self.scope(op.namespace), []).append(op)
+        now = utcnow()
+        writes: dict[str, list[dict[str, Any]]] = {}
+        for scope, ops in by_scope.items():
+            kept = [op for op in ops if op.value is not None]
+            existing = {m.id: m for m in self.mem.get([escape(op.key) for op in kept],
+                                                      scope=scope, limit=len(kept) or 1)}
+            writes[scope] = [self._record(op, existing.get(escape(op.key)), now)
+                             for op in kept]
+        for scope, records in writes.items():
+            if records:
+                self.mem.remember(records, scope=scope, signal_gate=False,
+                                  allow_forgotten=True, source="<langgraph>")
+        for scope, ops in by_scope.items():
+            for op in ops:
+                if op.value is None:
+                    # Deleting what is not there is no error, as in InMemoryStore.
+                    with contextlib.suppress(NotFoundError):
+                        self.mem.forget(escape(op.key), hard=True, scope=scope)
+
+    def _record(self, op: PutOp, existing: MemoryOut | None,
+                now: datetime) -> dict[str, Any]:
+        """The graphmem record of one put, or the InputError that names why it cannot be."""
+        where = f"namespace {tuple(op.namespace)!r}, key {op.key!r}"
+        if not isinstance(op.value, dict):
+            raise InputError(f"{where}: a value is a dict, got {type(op.value).__name__}")
+        try:
+            raw = json.dumps(op.value, ensure_ascii=False)
+        except (TypeError, ValueError) as e:
+            raise InputError(f"{where}: the value is not JSON: {e}") from None
+        text = self._text(op, op.value)
+        for s in (text, raw):
+            if reason := secret_reason(s):
+                raise InputError(f"{where}: not stored: it {reason}")
+        created = ((existing.metadata.get(CREATED) if existing and existing.lifecycle
+                    == "active" else None) or now.isoformat())
+        metadata: dict[str, Any] = {VALUE: raw, CREATED: created}
+        if op.index is False:
+            metadata[UNINDEXED] = True
+        session = op.value.get("session")
+        return {"id": escape(op.key), "text": text, "kind": "semantic", "source": "agent",
+                "metadata": metadata, "created_at": now,
+                **({"session": session} if isinstance(session, str) and session else {})}

@@ -1,0 +1,209 @@
+"""GraphMemStore is a LangGraph store: the same operations give the same values,
+namespaces and filter results as LangGraph's own InMemoryStore (ranking aside), a
+compiled LangGraph graph reads and writes it from a node, and LangMem's memory tools
+work on it — all on the real server."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from typing import Any, TypedDict
+
+import langmem
+import pytest
+from langgraph.config import get_store
+from langgraph.graph import END, START, StateGraph
+from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
+from langgraph.store.memory import InMemoryStore
+
+from graphmem.api import GraphMem
+from graphmem.errors import InputError
+from graphmem.integrations.langgraph import GraphMemStore, escape, unescape
+
+NAMESPACES = [("users", "alice", "memories"), ("users", "bob", "memories"),
+              ("users", "alice", "prefs"), ("teams", "a b/c@d", "ünï"), ("notes",)]
+VALUES = [
+    {"text": "Alice prefers green tea over coffee in the morning", "kind": "pref", "n": 1},
+    {"text": "Bob is allergic to peanuts", "kind": "health", "n": 2},
+    {"content": "The deploy freeze starts on Friday at noon", "kind": "ops", "n": 3,
+     "tags": ["deploy", "ops"]},
+    {"text": "Alice's cat is called Miso", "kind": "pet", "n": 4, "owner": {"name": "alice"}},
+    {"facts": ["Lisbon trip in May"], "kind": "travel", "n": 5},
+]
+
+
+@pytest.fixture
+def lg(mem: GraphMem) -> Iterator[GraphMemStore]:
+    """A store on the real server under a root of this test's own, dropped afterwards."""
+    store = GraphMemStore(mem, root=f"lgtest-{uuid.uuid4().hex[:10]}")
+    yield store
+    for scope in mem.scopes(store.root + "/"):
+        mem.drop_scope(scope)
+
+
+def _fill(*stores: BaseStore) -> None:
+    for i, ns in enumerate(NAMESPACES):
+        for j, value in enumerate(VALUES):
+            if (i + j) % 2 == 0:
+                for s in stores:
+                    s.put(ns, f"key {j}/{i}", value)
+
+
+def _plain(items: list[Any]) -> list[tuple[tuple[str, ...], str, dict[str, Any]]]:
+    return sorted((tuple(i.namespace), i.key, i.value) for i in items)
+
+
+def test_labels_and_keys_escape_reversibly() -> None:
+    for label in ["users", "a b/c@d", "ünï", "x:y-z_1", "@", "日本", "tab\tnew\nline"]:
+        assert unescape(escape(label)) == label
+        assert "/" not in escape(label) and " " not in escape(label)
+    assert escape("a/b") != escape("a") + "/" + escape("b")
+
+
+def test_the_same_operations_give_the_same_answers_as_in_memory_store(
+        lg: GraphMemStore) -> None:
+    ref = InMemoryStore()
+    _fill(lg, ref)
+    for ns in NAMESPACES:
+        for j in range(len(VALUES)):
+            key = f"key {j}/{NAMESPACES.index(ns)}"
+            ours, theirs = lg.get(ns, key), ref.get(ns, key)
+            assert (ours is None) == (theirs is None), (ns, key)
+            if theirs is not None:
+                assert ours is not None
+                assert (ours.value, ours.key, ours.namespace) == (
+                    theirs.value, theirs.key, theirs.namespace)
+                assert ours.created_at <= ours.updated_at
+    for kwargs in [{}, {"prefix": ("users",)}, {"suffix": ("memories",)},
+                   {"prefix": ("users", "*", "memories")}, {"max_depth": 1},
+                   {"max_depth": 2, "prefix": ("users",)}, {"limit": 2, "offset": 1},
+                   {"prefix": ("teams", "a b/c@d")}, {"prefix": ("nobody",)}]:
+        assert lg.list_namespaces(**kwargs) == ref.list_namespaces(**kwargs), kwargs
+    for prefix, filt in [((), None), (("users",), None), (("users",), {"kind": "pref"}),
+                         ((), {"n": {"$gte": 3}}), ((), {"owner": {"name": "alice"}}),
+                         ((), {"tags": ["deploy", "ops"]}), (("users", "alice"), {"n": 4}),
+                         (("teams",), {"kind": {"$ne": "ops"}})]:
+        ours = lg.search(prefix, filter=filt, limit=100)
+        theirs = ref.search(prefix, filter=filt, limit=100)
+        assert _plain(ours) == _plain(theirs), (prefix, filt)
+        # A query ranks them its own way, but finds the same items when it may return all.
+        ours = lg.search(prefix, query="what does alice drink", filter=filt, limit=100)
+        assert _plain(ours) == _plain(theirs), (prefix, filt)
+        assert all(i.score is not None for i in ours)
+
+
+def test_search_ranks_by_meaning_within_the_namespace_and_below(lg: GraphMemStore) -> None:
+    _fill(lg)
+    lg.put(("users", "alice", "memories"), "tea", {"text": "Alice drinks oolong tea daily"})
+    found = lg.search(("users", "alice"), query="which tea does Alice drink?", limit=3)
+    assert found and "tea" in found[0].value.get("text", "")
+    assert all(i.namespace[:2] == ("users", "alice") for i in found)
+    assert all(i.namespace[:2] != ("users", "bob")
+               for i in lg.search(("users", "alice"), query="peanuts", limit=50))
+    newest = lg.search(("users", "alice", "memories"), limit=1)
+    assert [i.key for i in newest] == ["tea"]  # no query: most recent first
+    page = lg.search((), limit=2, offset=1)
+    assert len(page) == 2 and page[0].key != newest[0].key
+
+
+def test_put_again_updates_and_keeps_history_delete_forgets(lg: GraphMemStore,
+                                                            mem: GraphMem) -> None:
+    ns = ("users", "carol")
+    lg.put(ns, "diet", {"text": "Carol is vegetarian"})
+    first = lg.get(ns, "diet")
+    lg.put(ns, "diet", {"text": "Carol is vegan since March"})
+    second = lg.get(ns, "diet")
+    assert first is not None and second is not None
+    assert second.value == {"text": "Carol is vegan since March"}
+    assert second.created_at == first.created_at and second.updated_at >= first.updated_at
+    history = mem.history(escape("diet"), scope=lg.scope(ns))
+    assert any(h.memory.text == "Carol is vegetarian" for h in history)
+    lg.delete(ns, "diet")
+    assert lg.get(ns, "diet") is None
+    assert lg.search(ns, query="vegan vegetarian") == []
+    gone = mem.recall("Carol vegan vegetarian", scope=lg.scope(ns), mode="keyword")
+    assert gone.hits == []
+    # A deleted key may be put again, as in any store: the caller decided.
+    lg.put(ns, "diet", {"text": "Carol eats fish again"})
+    again = lg.get(ns, "diet")
+    assert again is not None and again.value == {"text": "Carol eats fish again"}
+    lg.delete(ns, "never-there")  # no error, as InMemoryStore
+
+
+def test_index_fields_and_index_false(lg: GraphMemStore, mem: GraphMem) -> None:
+    ns = ("docs",)
+    lg.put(ns, "a", {"title": "Quarterly numbers", "body": "Revenue grew in Lisbon"},
+           index=["body"])
+    lg.put(ns, "b", {"title": "Secret recipe", "body": "Pastel de nata"}, index=False)
+    by_text = {m.id: m.text for m in mem.get(["a", "b"], scope=lg.scope(ns))}
+    assert by_text["a"] == "Revenue grew in Lisbon"
+    assert [i.key for i in lg.search(ns, query="pastel de nata recipe", limit=5)] == ["a"]
+    assert {i.key for i in lg.search(ns, limit=5)} == {"a", "b"}
+
+
+def test_bad_namespaces_and_values_are_refused_whole(lg: GraphMemStore) -> None:
+    for ns in [("a.b",), ("ok", ""), ("x" * 300,)]:
+        with pytest.raises(InvalidNamespaceError):
+            lg.put(ns, "k", {"text": "anything"})
+    ops_before = lg.list_namespaces()
+    with pytest.raises(InputError, match="key 'k2'"):
+        lg.batch([PutOp(("s",), "k1", {"text": "a harmless note"}),
+                  PutOp(("s",), "k2", {"text": "key AKIAIOSFODNN7EXAMPLE secret"})])
+    assert lg.list_namespaces() == ops_before  # nothing of the batch was written
+
+
+def test_async_methods(lg: GraphMemStore) -> None:
+    async def run() -> tuple[Any, Any, Any]:
+        await lg.aput(("a",), "k", {"text": "asynchronous note about rivers"})
+        got = await lg.aget(("a",), "k")
+        found = await lg.asearch(("a",), query="rivers")
+        await lg.adelete(("a",), "k")
+        return got, found, await lg.aget(("a",), "k")
+
+    got, found, gone = asyncio.run(run())
+    assert got.value["text"].startswith("asynchronous") and found[0].key == "k"
+    assert gone is None
+
+
+class _State(TypedDict):
+    user: str
+    said: str
+    recalled: list[str]
+
+
+def _graph(store: BaseStore) -> Any:
+    def remember_and_recall(state: _State) -> dict[str, Any]:
+        s = get_store()
+        ns = ("memories", state["user"])
+        recalled = [i.value["text"] for i in s.search(ns, query=state["said"], limit=3)]
+        s.put(ns, uuid.uuid4().hex, {"text": state["said"]})
+        return {"recalled": recalled}
+
+    builder = StateGraph(_State)
+    builder.add_node("remember_and_recall", remember_and_recall)
+    builder.add_edge(START, "remember_and_recall")
+    builder.add_edge("remember_and_recall", END)
+    return builder.compile(store=store)
+
+
+def test_a_compiled_graph_runs_unchanged_on_either_store(lg: GraphMemStore) -> None:
+    for store in (InMemoryStore(), lg):
+        graph = _graph(store)
+        graph.invoke({"user": "dana", "said": "My sister Eva lives in Porto", "recalled": []})
+        out = graph.invoke({"user": "dana", "said": "Where does my sister live?",
+                            "recalled": []})
+        assert out["recalled"] == ["My sister Eva lives in Porto"], type(store)
+        other = graph.invoke({"user": "erin", "said": "Where does my sister live?",
+                              "recalled": []})
+        assert other["recalled"] == []
+
+
+def test_langmem_tools_on_the_store(lg: GraphMemStore) -> None:
+    manage = langmem.create_manage_memory_tool(namespace=("agent", "memories"), store=lg)
+    search = langmem.create_search_memory_tool(namespace=("agent", "memories"), store=lg)
+    said = manage.invoke({"content": "The user's favourite editor is Helix",
+                          "action": "create"})
+    assert "created memory" in said
+    found = search.invoke({"query": "which editor does the user like"})
+    assert "Helix" in found
