@@ -114,14 +114,14 @@ class GraphMemStore(BaseStore):
     """A LangGraph `BaseStore` on graphmem: values put, got, searched and deleted by
     namespace and key, with graphmem's recall behind `search(query=…)`."""
 
-    def __init__(self, mem: GraphMem | None = None, *, root: str = ROOT,
+    def __init__(self, mem: GraphMem | None = None, *, root: str | None = None,
                  index: dict[str, Any] | None = None) -> None:
         """A store on `mem` (or a GraphMem from the usual settings, closed with the store),
-        its namespaces under the scope `root`; `index={"fields": [...]}` names the value
-        fields embedded (LangGraph's convention; `embed` and `dims` are graphmem's own)."""
+        its namespaces under the scope `root` (default ROOT); `index={"fields": [...]}`
+        names the value fields embedded (LangGraph's convention; the model is graphmem's)."""
         self._own = mem is None
         self.mem = mem or GraphMem()
-        self.root = check_scope(root)
+        self.root = check_scope(root or ROOT)
         self.fields = list((index or {}).get("fields") or [])
 
     def close(self) -> None:
