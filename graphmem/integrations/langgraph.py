@@ -4,10 +4,11 @@ unchanged on graphmem's graph (docs/integrations.md).
 
 A namespace is a scope: `root/label/label…`, each label escaped (every character but
 letters, digits, `_`, `:` and `-` becomes `@` and its UTF-8 bytes in hex), so the
-mapping reverses exactly and no label can reach another namespace. A key is a memory id,
-escaped the same way. The value is kept whole, as JSON in the memory's metadata
-(`store_value`), and its text — the index fields, by default `text` or `content`, else
-the whole value as JSON — is what graphmem embeds, links and recalls. A put of an
+mapping reverses exactly and no label can reach another namespace. A key is a memory
+id, escaped the same way (named by its hash if that is too long; the key is kept). The
+value is kept whole, as JSON in the memory's metadata (`store_value`), and its text — the
+index fields, by default `text` or `content`, else the whole value as JSON — is what
+graphmem embeds, links and recalls. A put of an
 existing key rewrites the memory (its earlier text stays in its history); a delete is a
 hard forget. Search with a query is graphmem's default recall over the namespace and
 every namespace below it.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -47,9 +49,13 @@ from graphmem.write.gates import secret_reason
 
 #: The scope every namespace of a store lives under, unless the store is given another.
 ROOT = "langgraph"
-#: Metadata the store keeps beside the text: the value, when it was first put, and
-#: whether it is kept out of query search (`index=False`).
-VALUE, CREATED, UNINDEXED = "store_value", "store_created_at", "store_unindexed"
+#: Metadata the store keeps beside the text: the value, the key, when it was first put,
+#: and whether it is kept out of query search (`index=False`).
+VALUE, KEY = "store_value", "store_key"
+CREATED, UPDATED = "store_created_at", "store_updated_at"
+UNINDEXED = "store_unindexed"
+#: The longest memory id; a longer escaped key is named by its hash (the key is kept).
+MAX_ID = 200
 #: How many more hits than asked a filtered search recalls before filtering, at first.
 FILTER_DEPTH = 4
 
@@ -67,6 +73,14 @@ def escape(label: str) -> str:
 def unescape(text: str) -> str:
     """The label `escape` made `text` from."""
     return _ESCAPED.sub(lambda m: bytes.fromhex(m.group(0).replace("@", "")).decode(), text)
+
+
+def memory_id(key: str) -> str:
+    """The id of the memory that holds `key` in its namespace."""
+    escaped = escape(key) or "@"  # "@" alone is no escape: the empty key
+    if len(escaped) <= MAX_ID:
+        return escaped
+    return "@@" + hashlib.sha256(key.encode()).hexdigest()
 
 
 def matches(value: Any, wanted: Any) -> bool:
@@ -93,7 +107,10 @@ def _operator(value: Any, op: str, arg: Any) -> bool:
                "$lte": float.__le__}.get(op)
     if compare is None:
         raise ValueError(f"unsupported filter operator {op!r}")
-    return bool(compare(float(value), float(arg)))
+    try:
+        return bool(compare(float(value), float(arg)))
+    except (TypeError, ValueError):
+        return False  # a field that is missing or no number matches no comparison
 
 
 def _condition(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
@@ -184,26 +201,32 @@ class GraphMemStore(BaseStore):
                     raise InvalidNamespaceError(
                         f"invalid namespace label {label!r} in {tuple(path)!r}: labels are "
                         "non-empty strings without '.' or NUL")
-        if isinstance(op, PutOp | GetOp) and not op.key:
-            raise InvalidNamespaceError(f"empty key in namespace {tuple(op.namespace)!r}")
 
     # Reads
 
     def _get(self, op: GetOp) -> Item | None:
         scope = self.scope(op.namespace)
-        found = [m for m in self.mem.get([escape(op.key)], scope=scope)
+        found = [m for m in self.mem.get([memory_id(op.key)], scope=scope)
                  if m.lifecycle == "active" and m.version_of is None]
         return self._item(found[0]) if found else None
 
-    def _item(self, m: MemoryOut | Hit, score: float | None = None) -> SearchItem:
+    def _item(self, m: MemoryOut | Hit) -> Item:
         """The item a memory (or a recall hit) of this store holds."""
-        raw = m.metadata.get(VALUE)
-        value = json.loads(raw) if isinstance(raw, str) else {"text": m.text}
-        updated = m.created_at or utcnow()
-        created = m.metadata.get(CREATED)
-        return SearchItem(namespace=self.namespace(m.scope), key=unescape(m.id), value=value,
-                          created_at=datetime.fromisoformat(created) if created else updated,
-                          updated_at=updated, score=score)
+        raw, key, created, updated = (m.metadata.get(k)
+                                      for k in (VALUE, KEY, CREATED, UPDATED))
+        written = m.created_at or utcnow()
+        return Item(namespace=self.namespace(m.scope),
+                    key=key if isinstance(key, str) else unescape(m.id),
+                    value=json.loads(raw) if isinstance(raw, str) else {"text": m.text},
+                    created_at=datetime.fromisoformat(created) if created else written,
+                    updated_at=datetime.fromisoformat(updated) if updated else written)
+
+    def _found(self, m: MemoryOut | Hit, score: float | None = None) -> SearchItem:
+        """A search result: the item, and its score when a query ranked it."""
+        item = self._item(m)
+        return SearchItem(namespace=item.namespace, key=item.key, value=item.value,
+                          created_at=item.created_at, updated_at=item.updated_at,
+                          score=score)
 
     def _scopes_under(self, prefix: tuple[str, ...]) -> list[str]:
         top = self.scope(prefix)
@@ -228,7 +251,7 @@ class GraphMemStore(BaseStore):
                                      layers=[s for s in scopes
                                              if s != self.scope(op.namespace_prefix)],
                                      layer_factor=1.0, top_k=depth)
-            items = [self._item(h, score=h.score) for h in result.hits
+            items = [self._found(h, score=h.score) for h in result.hits
                      if not h.metadata.get(UNINDEXED)]
             kept = [i for i in items if wanted(i)]
             if len(kept) >= want or len(result.hits) < depth or depth == MAX_TOP_K:
@@ -241,8 +264,8 @@ class GraphMemStore(BaseStore):
         kept: list[SearchItem] = []
         page, offset = max(op.offset + op.limit, 100), 0
         while len(kept) < op.offset + op.limit:
-            found = self.mem.recent(scopes, offset=offset, limit=page)
-            kept += [i for i in (self._item(m) for m in found) if wanted(i)]
+            found = self.mem.recent(scopes, order=UPDATED, offset=offset, limit=page)
+            kept += [i for i in (self._found(m) for m in found) if wanted(i)]
             if len(found) < page:
                 break
             offset += page
@@ -278,13 +301,13 @@ class GraphMemStore(BaseStore):
         by_scope: dict[str, list[PutOp]] = {}
         for op in puts:
             by_scope.setdefault(self.scope(op.namespace), []).append(op)
-        now = utcnow()
+        now = self.mem.now()
         writes: dict[str, list[dict[str, Any]]] = {}
         for scope, ops in by_scope.items():
             kept = [op for op in ops if op.value is not None]
-            existing = {m.id: m for m in self.mem.get([escape(op.key) for op in kept],
+            existing = {m.id: m for m in self.mem.get([memory_id(op.key) for op in kept],
                                                       scope=scope, limit=len(kept) or 1)}
-            writes[scope] = [self._record(op, existing.get(escape(op.key)), now)
+            writes[scope] = [self._record(op, existing.get(memory_id(op.key)), now)
                              for op in kept]
         for scope, records in writes.items():
             if records:
@@ -295,7 +318,7 @@ class GraphMemStore(BaseStore):
                 if op.value is None:
                     # Deleting what is not there is no error, as in InMemoryStore.
                     with contextlib.suppress(NotFoundError):
-                        self.mem.forget(escape(op.key), hard=True, scope=scope)
+                        self.mem.forget(memory_id(op.key), hard=True, scope=scope)
 
     def _record(self, op: PutOp, existing: MemoryOut | None,
                 now: datetime) -> dict[str, Any]:
@@ -313,10 +336,11 @@ class GraphMemStore(BaseStore):
                 raise InputError(f"{where}: not stored: it {reason}")
         created = ((existing.metadata.get(CREATED) if existing and existing.lifecycle
                     == "active" else None) or now.isoformat())
-        metadata: dict[str, Any] = {VALUE: raw, CREATED: created}
+        metadata: dict[str, Any] = {VALUE: raw, KEY: op.key, CREATED: created,
+                                    UPDATED: now.isoformat()}
         if op.index is False:
             metadata[UNINDEXED] = True
         session = op.value.get("session")
-        return {"id": escape(op.key), "text": text, "kind": "semantic", "source": "agent",
-                "metadata": metadata, "created_at": now,
+        return {"id": memory_id(op.key), "text": text, "kind": "semantic", "source": "agent",
+                "metadata": metadata,
                 **({"session": session} if isinstance(session, str) and session else {})}
