@@ -6,12 +6,15 @@ work on it — all on the real server."""
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Iterator
 from typing import Any, TypedDict
 
 import langmem
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from langgraph.config import get_store
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
@@ -215,3 +218,56 @@ def test_langmem_tools_on_the_store(lg: GraphMemStore) -> None:
     assert "created memory" in said
     found = search.invoke({"query": "which editor does the user like"})
     assert "Helix" in found
+
+
+_NS = st.sampled_from([("a",), ("a", "b"), ("a", "b c"), ("z", "ü/@")])
+_KEY = st.sampled_from(["k1", "k 2", "", "k/3"])
+_VALUE = st.fixed_dictionaries(
+    {"text": st.sampled_from(["red apples", "blue boats at sea", "green tea at noon"]),
+     "n": st.integers(0, 3)},
+    optional={"tag": st.sampled_from(["x", "y"])})
+_OP = st.one_of(
+    st.tuples(st.just("put"), _NS, _KEY, _VALUE),
+    st.tuples(st.just("delete"), _NS, _KEY),
+    st.tuples(st.just("get"), _NS, _KEY),
+    st.tuples(st.just("search"), st.sampled_from([(), ("a",), ("a", "b"), ("z",)]),
+              st.one_of(st.none(), st.fixed_dictionaries({"n": st.integers(0, 3)}),
+                        st.fixed_dictionaries({"tag": st.just("x")})),
+              st.sampled_from([None, "apples", "tea at sea"])),
+    st.tuples(st.just("list"), st.sampled_from([None, 1]),
+              st.sampled_from([None, ("a",), ("*", "b")])))
+
+
+def _run(store: BaseStore, op: tuple[Any, ...]) -> Any:
+    if op[0] == "put":
+        return store.put(op[1], op[2], op[3])
+    if op[0] == "delete":
+        return store.delete(op[1], op[2])
+    if op[0] == "get":
+        item = store.get(op[1], op[2])
+        return None if item is None else (tuple(item.namespace), item.key, item.value)
+    if op[0] == "search":  # everything matching, so ranking aside
+        return _plain(store.search(op[1], filter=op[2], query=op[3], limit=100))
+    if not isinstance(store, InMemoryStore):
+        return store.list_namespaces(max_depth=op[1], prefix=op[2])
+    # InMemoryStore also lists a namespace whose items were all deleted; a namespace
+    # here is listed while it holds an item, as in LangGraph's PostgresStore.
+    held = [ns for ns in store.list_namespaces(prefix=op[2], limit=1000)
+            if any(tuple(i.namespace) == ns for i in store.search(ns, limit=1000))]
+    return sorted({ns[:op[1]] for ns in held} if op[1] else held)
+
+
+@settings(max_examples=int(os.environ.get("LG_EXAMPLES", "25")), deadline=None, database=None,
+          derandomize=os.environ.get("LG_RANDOM") is None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(_OP, min_size=4, max_size=12))
+def test_any_sequence_of_operations_matches_in_memory_store(
+        mem: GraphMem, ops: list[tuple[Any, ...]]) -> None:
+    ours = GraphMemStore(mem, root=f"lgprop-{uuid.uuid4().hex[:10]}")
+    ref = InMemoryStore()
+    try:
+        for op in ops:
+            assert _run(ours, op) == _run(ref, op), op
+    finally:
+        for scope in mem.scopes(ours.root + "/"):
+            mem.drop_scope(scope)
