@@ -259,7 +259,7 @@ APPEND = textwrap.dedent("""
 
 def test_two_processes_appending_to_one_session_leave_one_chain(mem: GraphMem,
                                                                 store: Store) -> None:
-    each = 400  # beyond the 100 turns synaptic tagging reads: a cost growing with the session shows
+    each = 150  # together beyond the 100 turns synaptic tagging reads
     env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
            "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
     writers = [subprocess.Popen([sys.executable, "-c", APPEND, mem.settings.scope, name,

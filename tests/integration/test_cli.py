@@ -269,7 +269,7 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     assert [r["memories"] for r in rows] == [40, 80]
     assert set(rows[0]["p50_ms"]) == {"keyword", "vector", "hybrid", "hybrid+context",
                                       "hybrid+assoc", "hybrid+turns", "default",
-                                      "numpy brute force"}
+                                      "numpy brute force", "numpy, all cores"}
     assert all(v > 0 for r in rows for v in r["p50_ms"].values())
     # The default recall step by step: association brings the turns' neighbours along.
     assert set(rows[0]["steps_p50_ms"]) == {"embed", "text", "candidates", "associate",
