@@ -331,7 +331,9 @@ class GraphMem:
         What it returns is reinforced in the background (see `flush`), unless
         `reinforce=False`.
         """
-        base = options.model_dump() if options else {"decay": self.settings.decay_table()}
+        base = options.model_dump() if options else {}
+        if options is None or "decay" not in options.model_fields_set:
+            base["decay"] = self.settings.decay_table()  # the configured curves stand
         opts = parse(RecallOptions, {**base, **settings})
         now = self.now()
         target = self._scope(scope)

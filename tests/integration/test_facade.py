@@ -92,3 +92,22 @@ def test_write_options_name_the_bad_field(mem: GraphMem, flags, field) -> None:
     with pytest.raises(InputError, match=f"^field '{field}': "):
         mem.remember("A fine memory about the train timetable", **flags)
     assert mem.count() == 0
+
+
+def test_recall_options_keep_the_configured_decay(mem: GraphMem) -> None:
+    """A recall given options decays by the configured preset, as one without does;
+    only a decay table in the options replaces it."""
+    from graphmem.lifecycle.decay import DEFAULT_CURVES
+    from graphmem.options import RecallOptions
+
+    steep = GraphMem(mem.settings.model_copy(update={"decay_preset": "seed-000"}),
+                     embedder=mem.embedder, store=mem._db)
+    steep.remember({"text": "The boiler was serviced by Kessler & Sons",
+                    "created_at": datetime(2026, 1, 5, tzinfo=UTC)})
+    plain = steep.recall("boiler service", reinforce=False).hits[0].retention
+    given = steep.recall("boiler service",
+                         options=RecallOptions(top_k=3, reinforce=False)).hits[0].retention
+    spec = steep.recall("boiler service", options=RecallOptions(
+        reinforce=False, decay=dict(DEFAULT_CURVES))).hits[0].retention
+    assert given == pytest.approx(plain)
+    assert spec > plain  # the steeper preset really was the one in force
