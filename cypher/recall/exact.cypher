@@ -3,8 +3,9 @@
 // (range index on scope) and the mounted layers.
 // Params: $text, $case_sensitive (bool), $scope, $layers, $lifecycles, $kinds, $filters,
 //         $since, $until (datetime or null: written in [since, until)),
-//         $temporal, $layer_factor, $decay, $now, $k.
-// Returns: as recall/candidates (relevance 1.0 for every match).
+//         $temporal, $layer_factor, $decay, $now, $k, $use_weight.
+// Returns: as recall/candidates (relevance 1.0 for every match); the score weighs what
+//          feedback said of a match (fragments/usefulness), as every other mode does.
 MATCH (m:Memory)
 WHERE (m.scope = $scope OR (m.scope IN $layers AND m.visibility = 'public'))
   AND m.lifecycle IN $lifecycles AND ($kinds IS NULL OR m.kind IN $kinds)
@@ -18,7 +19,8 @@ WITH m, $decay[m.kind] AS d,
 WITH m,
      {{retention}} AS retention,
      CASE WHEN m.scope = $scope THEN 1.0 ELSE $layer_factor END AS layer
-WITH m, retention, layer, ((1 - $temporal) + $temporal * retention ^ 0.3) * layer AS score
+WITH m, retention, layer,
+     ((1 - $temporal) + $temporal * retention ^ 0.3) * layer * {{usefulness}} AS score
 ORDER BY score DESC, m.created_at DESC, m.id
 LIMIT $k
 RETURN m.id AS id, m.scope AS scope, {{hit}} AS memory, 1.0 AS relevance,

@@ -440,6 +440,18 @@ def test_feedback_lifts_a_used_memory_over_an_equally_similar_unused_one(
     assert ids(mem, query, reinforce=False, use_weight=0.0)[:2] == before
 
 
+def test_exact_recall_weighs_feedback_as_every_mode_does(mem: GraphMem) -> None:
+    mem.remember([{"id": "a", "text": "Rollback: revert the release tag"},
+                  {"id": "b", "text": "Rollback: revert the release tag, then redeploy"}])
+    before = ids(mem, "revert the release tag", mode="exact", reinforce=False)
+    assert set(before) == {"a", "b"}
+    first, second = before
+    mem.feedback(second, used=True)
+    mem.feedback(first, used=False)
+    assert ids(mem, "revert the release tag", mode="exact",
+               reinforce=False) == [second, first]
+
+
 def test_heavy_use_of_one_topic_leaves_another_topics_answer_alone(mem: GraphMem) -> None:
     mem.remember([
         {"id": "redis", "text": "The cache layer is Redis; keys expire after an hour"},
