@@ -138,8 +138,9 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                       if opts.mode == "hybrid" and opts.context and opts.alpha is None
                       else None)
     # The full-text lists need no vector: the server finds them while the query embeds.
-    texts = (store.submit("recall/text_lists", **common, text_index=FULLTEXT_INDEX,
-                          lucene={"text": lucene, "context": context_lucene}, fetch=fetch)
+    text_params = {**common, "text_index": FULLTEXT_INDEX, "fetch": fetch,
+                   "lucene": {"text": lucene, "context": context_lucene}}
+    texts = (store.submit("recall/text_lists", **text_params, text_fetch=fetch)
              if lucene is not None else None)
     vector = embedder.embed_query(query).tolist() if needs_vector else None
     profile.embed_ms = lap()
@@ -159,8 +160,10 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
                               lists={"entities": named})
             profile.round_trips += 1
     else:
-        lists = texts.result()[0] if texts else {"text": None, "context": None}
-        profile.round_trips += 1 if texts else 0
+        lists: dict[str, Any] = {"text": None, "context": None}
+        if texts is not None:
+            lists, trips = _text_lists(store, texts.result()[0], text_params)
+            profile.round_trips += trips
         profile.text_ms = lap()
         params = {
             **common,
@@ -277,6 +280,27 @@ def _vector_candidates(store: Store, name: str, params: dict[str, Any],
         # Deep enough that this pass rate fills the list with a margin; none passed: scan.
         depth = (math.ceil(depth * fetch / found * MARGIN) if found else deepest + 1)
         depth = min(depth, deepest + 1)
+
+
+def _text_lists(store: Store, row: dict[str, Any],
+                params: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The full-text lists of `recall/text_lists` (its first answer is `row`), each the
+    scope's true top `fetch`: a list that came back short although the index gave all it
+    was asked for (archived, private or other kinds crowding its top) is asked again as
+    deep as its pass rate says fills it (with a margin), up to MAX_DEPTH x `fetch`.
+    Returns the lists and the round trips."""
+    fetch = params["fetch"]
+    depth, deepest, trips = fetch, fetch * MAX_DEPTH, 1
+    while True:
+        short = [len(row[name]) for name in ("text", "context")
+                 if row[name] is not None and len(row[name]) < fetch
+                 and row["returned"][name] >= depth]
+        if not short or depth >= deepest:
+            return {"text": row["text"], "context": row["context"]}, trips
+        found = min(short)
+        depth = min(deepest, math.ceil(depth * fetch / found * MARGIN) if found else deepest)
+        row = store.read("recall/text_lists", **params, text_fetch=depth)[0]
+        trips += 1
 
 
 def query_entities(extractor: Extractor | None, query: str, now: datetime,

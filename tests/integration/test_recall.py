@@ -452,6 +452,19 @@ def test_exact_recall_weighs_feedback_as_every_mode_does(mem: GraphMem) -> None:
                reinforce=False) == [second, first]
 
 
+def test_filtered_records_do_not_shorten_the_keyword_list(mem: GraphMem) -> None:
+    """Lucene ranks before the filters apply: memories of other kinds (or archived, or
+    private in a layer) at the top of its list must not crowd out the ones that pass."""
+    mem.remember([{"id": f"s{i}", "kind": "semantic",
+                   "text": f"Orchid orchid orchid: greenhouse note {i}"} for i in range(40)]
+                 + [{"id": "e1", "kind": "episodic",
+                     "text": "On Monday the team repotted one orchid near the window"}],
+                 signal_gate=False)
+    found = ids(mem, "orchid", mode="keyword", kinds=["episodic"], candidates=10,
+                reinforce=False)
+    assert found == ["e1"]
+
+
 def test_heavy_use_of_one_topic_leaves_another_topics_answer_alone(mem: GraphMem) -> None:
     mem.remember([
         {"id": "redis", "text": "The cache layer is Redis; keys expire after an hour"},
