@@ -212,9 +212,10 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
     rows = [*modes, REFERENCE, *(name for c in copies.values() for name in c)]
     found: dict[str, Found] = {m: {} for m in rows}
     writes = {gate: agent.AgentWrites(signal_gate=gate) for gate in copies}
-    questions = 0
+    questions = asked_in = 0
     for path in paths:
         for conv in conversations(path):
+            asked_in += 1
             scope = f"bench:locomo:{conv.name}"
             records = turns_of(conv, path)
             turns = _load(mem, records, scope)
@@ -241,7 +242,7 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             if not keep:
                 for where in [scope, *scopes.values()]:
                     mem.drop_scope(where)
-    return LocomoBench(cores=os.cpu_count() or 1, conversations=len(paths),
+    return LocomoBench(cores=os.cpu_count() or 1, conversations=asked_in,
                        questions=questions,
                        modes=[mode_scores(name, found[name]) for name in rows],
                        seconds=round(time.perf_counter() - started, 1),

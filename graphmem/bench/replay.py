@@ -75,7 +75,7 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
     reports = random.Random(seed)
     started = time.perf_counter()
     found: dict[str, Found] = {row: {} for row in ROWS}
-    halves = [0, 0]
+    asked = [0, 0]
     n = 0
     for path in paths:
         for conv in conversations(path):
@@ -84,10 +84,9 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             texts = [r.record.text for r in records]
             # Embedded once: the copies differ only in how they were used.
             vectors = dict(zip(texts, mem.embedder.embed(texts), strict=True))
-            middle = len(conv.questions) // 2
-            first, second = conv.questions[:middle], conv.questions[middle:]
-            halves[0] += len(first)
-            halves[1] += len(second)
+            first, second = halves(conv.questions)
+            asked[0] += len(first)
+            asked[1] += len(second)
             with mem.at(conv.asked_at) as ask:
                 for copy, (used, fed_back, row) in COPIES.items():
                     scope = f"bench:replay:{conv.name}:{copy}"
@@ -107,10 +106,17 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
                         if not keep:
                             mem.drop_scope(scope)
     return ReplayBench(cores=os.cpu_count() or 1, noise=noise, use_weight=weight,
-                       conversations=n, first_half=halves[0],
-                       second_half=halves[1],
+                       conversations=n, first_half=asked[0],
+                       second_half=asked[1],
                        rows=[mode_scores(row, found[row]) for row in ROWS],
                        seconds=round(time.perf_counter() - started, 1))
+
+
+def halves(questions: list[dict]) -> tuple[list[dict], list[dict]]:
+    """A conversation's questions split in order: phase 1 asks the first half (the
+    shorter one when they are odd), phase 2 the second."""
+    middle = len(questions) // 2
+    return questions[:middle], questions[middle:]
 
 
 def _use(ask: GraphMem, scope: str, questions: list[dict], feedback: Found | None, *,

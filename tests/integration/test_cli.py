@@ -208,18 +208,18 @@ def _conversation() -> dict:
 
 
 def test_bench_locomo_prints_recall_per_mode(cli: CliRunner, tmp_path) -> None:
-    path = tmp_path / "conv-x.json"
-    path.write_text(json.dumps(_conversation()), encoding="utf-8")
+    path = tmp_path / "conv-x.json"  # locomo10.json's shape: a list of conversations
+    path.write_text(json.dumps([_conversation(), _conversation()]), encoding="utf-8")
     done = cli.invoke(app, ["bench", "locomo", str(path), "--json"])
     assert done.exit_code == 0, done.stderr
     result = json.loads(done.stdout)
-    assert result["questions"] == 2
+    assert (result["conversations"], result["questions"]) == (2, 4)  # one file, two
     modes = {m["mode"]: m for m in result["modes"]}
     assert set(modes) == {"keyword", "vector", "hybrid", "hybrid+assoc", "hybrid+context",
                           "hybrid+turns", "default", "plain reference"}
     assert modes["plain reference"]["recall_at_10"] == 100.0
     assert modes["hybrid"]["recall_at_5"] == 100.0
-    assert modes["hybrid"]["by_category"]["single-hop"]["n"] == 2
+    assert modes["hybrid"]["by_category"]["single-hop"]["n"] == 4
 
 
 def test_bench_replay_uses_copies_and_leaves_nothing(cli: CliRunner, tmp_path,

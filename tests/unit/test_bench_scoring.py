@@ -1,0 +1,51 @@
+"""The benchmarks' scoring on cases where ranking matters: evidence is read from LoCoMo's
+strings, recall@5/@10 moves with where the evidence is ranked, rows average per
+category, and replay splits a conversation's questions in order."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.bench import Found, evidence, mode_scores, score
+from graphmem.bench.replay import halves
+
+
+def test_evidence_is_every_dia_id_in_the_evidence_strings() -> None:
+    qa = {"evidence": ["D1:3", "D2:14; D2:15", "see D10:2", "no id here", 7]}
+    assert evidence(qa) == {"D1:3", "D2:14", "D2:15", "D10:2"}
+    assert evidence({}) == set()
+
+
+@pytest.mark.parametrize(("ranked", "at5", "at10"), [
+    (["D1:1", "D1:2", "x", "x", "x", "x", "x", "x", "x", "x"], 1.0, 1.0),
+    (["x", "x", "D1:1", "x", "x", "x", "D1:2", "x", "x", "x"], 0.5, 1.0),
+    (["x", "x", "x", "x", "x", "x", "x", "x", "x", "D1:2"], 0.0, 0.5),
+    (["x"] * 10 + ["D1:1", "D1:2"], 0.0, 0.0),  # below the tenth counts for nothing
+    ([], 0.0, 0.0),
+])
+def test_recall_at_5_and_10_follow_where_the_evidence_ranks(ranked: list[str], at5: float,
+                                                             at10: float) -> None:
+    found: Found = {}
+    score(found, {"category": 1, "evidence": ["D1:1", "D1:2"]}, ranked)
+    assert found == {1: [(at5, at10)]}
+
+
+def test_a_row_averages_questions_overall_and_per_category() -> None:
+    found: Found = {}
+    score(found, {"category": 1, "evidence": ["D1:1"]}, ["D1:1"])
+    score(found, {"category": 1, "evidence": ["D1:1"]}, ["x"] * 7 + ["D1:1"])
+    score(found, {"category": 4, "evidence": ["D1:1", "D1:2"]}, ["D1:2"])
+    row = mode_scores("hybrid", found)
+    assert row.mode == "hybrid"
+    assert (row.recall_at_5, row.recall_at_10) == (50.0, 83.3)
+    assert row.by_category == {"multi-hop": {"@5": 50.0, "@10": 100.0, "n": 2},
+                               "single-hop": {"@5": 50.0, "@10": 50.0, "n": 1}}
+    assert mode_scores("empty", {}).recall_at_10 == 0.0
+
+
+def test_replay_asks_the_first_half_first() -> None:
+    qs = [{"question": str(i)} for i in range(5)]
+    first, second = halves(qs)
+    assert [q["question"] for q in first] == ["0", "1"]
+    assert [q["question"] for q in second] == ["2", "3", "4"]
+    assert halves([]) == ([], [])
