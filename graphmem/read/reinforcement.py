@@ -36,26 +36,25 @@ class Reinforcement:
     strengthen: list[dict[str, str]]
     create: list[dict[str, str]]
     options: dict[str, Any]
-    #: Cold or stub memories returned, with fresh embeddings: they come back hot.
-    rehydrate: list[dict[str, Any]] = field(default_factory=list)
+    #: Cold or stub memories returned ({id, text}): embedded again when the reinforcement
+    #: is written (by `embedder`), off the caller's time, they come back hot.
+    rehydrate: list[dict[str, str]] = field(default_factory=list)
+    embedder: Embedder | None = None
 
 
 def plan(hits: list[Hit], *, scope: str, now: datetime, opts: RecallOptions,
          embedder: Embedder | None = None) -> Reinforcement | None:
     """What reinforcing `hits` writes (only memories of `scope`, the caller's own: layers
     are read-only, whatever their score factor); None when there is nothing to write.
-    With `embedder`, cold and stub hits are re-embedded so that they come back hot."""
+    With `embedder`, cold and stub hits are re-embedded when it is written (not on the
+    recall's time), so that they come back hot."""
     own = [h for h in hits if h.scope == scope]
     if not own:
         return None
     ids = [h.id for h in own]
     top = [h.id for h in own if h.via == "direct"][:opts.co_retrieval_top]
-    cold = [h for h in own if h.tier != "hot"]
-    rehydrate = []
-    if cold and embedder is not None:
-        vectors = embedder.embed([h.text for h in cold])
-        rehydrate = [{"id": h.id, "embedding": v.tolist()}
-                     for h, v in zip(cold, vectors, strict=True)]
+    rehydrate = ([{"id": h.id, "text": h.text} for h in own if h.tier != "hot"]
+                 if embedder is not None else [])
     return Reinforcement(
         scope=scope, now=now,
         boosts=[{"id": h.id, "boost": opts.direct_boost if h.via == "direct"
@@ -65,14 +64,17 @@ def plan(hits: list[Hit], *, scope: str, now: datetime, opts: RecallOptions,
         options={"promote_accesses": opts.promote_accesses,
                  "promote_confidence": opts.promote_confidence,
                  "step": opts.co_retrieval_step, "initial": opts.co_retrieval_initial},
-        rehydrate=rehydrate,
+        rehydrate=rehydrate, embedder=embedder,
     )
 
 
 def write(store: Store, items: list[Reinforcement]) -> None:
-    """Write `items` in one transaction, in the order the recalls happened."""
+    """Write `items` in one transaction, in the order the recalls happened (the cold hits
+    they bring back are embedded first, outside the transaction)."""
+    embedded = [_embedded(r) for r in items]
+
     def work(tx: ManagedTransaction) -> None:
-        for r in items:
+        for r, rows in zip(items, embedded, strict=True):
             o = r.options
             run(tx, "recall/reinforce", scope=r.scope, hits=r.boosts, now=r.now,
                 promote_accesses=o["promote_accesses"],
@@ -81,11 +83,20 @@ def write(store: Store, items: list[Reinforcement]) -> None:
                 run(tx, "recall/co_retrieval", scope=r.scope, strengthen=r.strengthen,
                     create=r.create,
                     step=o["step"], initial=o["initial"], now=r.now)
-            if r.rehydrate:
-                run(tx, "recall/rehydrate", scope=r.scope, rows=r.rehydrate, now=r.now)
+            if rows:
+                run(tx, "recall/rehydrate", scope=r.scope, rows=rows, now=r.now)
 
     if items:
         store.write_tx(work)
+
+
+def _embedded(r: Reinforcement) -> list[dict[str, Any]]:
+    """The fresh embeddings of the cold hits `r` brings back ({id, embedding})."""
+    if not r.rehydrate or r.embedder is None:
+        return []
+    vectors = r.embedder.embed([c["text"] for c in r.rehydrate])
+    return [{"id": c["id"], "embedding": v.tolist()}
+            for c, v in zip(r.rehydrate, vectors, strict=True)]
 
 
 class Reinforcer:
