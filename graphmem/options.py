@@ -62,9 +62,9 @@ class RecallOptions(BaseModel):
     association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
     hop_decay: float = 0.5
     #: Context (hybrid rank fusion only): memories are also ranked as they read in their
-    #: conversation, with the turn before them (`recall/candidates`).
+    #: conversation, with the turn before them (`rank.context_ranks`).
     context: bool = True
-    #: Conversation order (`turns.lift`): a memory gains this share of its better
+    #: Conversation order (`turns.rerank`): a memory gains this share of its better
     #: neighbour's score in its session; 0 turns it off.
     turn_weight: float = Field(0.3, ge=0.0, le=1.0)
     entity_weight: float = 1.0

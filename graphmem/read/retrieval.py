@@ -1,28 +1,21 @@
-"""The read path: from a query to ranked memories (docs/architecture.md, "The read path").
+"""The read path: from a query to ranked memories, in two halves (docs/architecture.md,
+"The read path"). Cypher finds; Python decides.
 
-1. Candidates (`cypher/recall/candidates.cypher`, or `exact.cypher`): the vector index
-   (or an exact scan of a small scope) and/or the full-text lists (`text_lists.cypher`,
-   asked on a thread while the query embeds), filtered to the caller's scope,
-   visibility, lifecycle, kinds and metadata; fused by reciprocal rank or an alpha
-   blend; scored as relevance x temporal factor x layer factor. Hybrid fusion also ranks
-   every candidate, and the turn after each, as it reads with the turn before it (its
-   context).
-2. Associative expansion and ranking (`associate.cypher`: the candidates and up to two
-   hops of association in one round trip; `associate_pool.cypher` after an exact
-   search): activation spreads from the best direct hits and from the entities the query
-   names over ASSOCIATED edges and shared entities, scope enforced at every hop; what it
-   reaches earns a bonus in proportion to its own similarity to the query (not where it
-   is what a hit or the query names), memories about what the query names rise by a
-   factor, and linked memories come in, each with the path that reached it. The same
-   round trip returns each ranked turn's neighbours in its session.
-3. Conversation order (`turns.py`): each memory of the ranked pool is lifted by its
-   better neighbour in its session, and the turn after (or before) a strong hit comes
-   in, its path saying so (`turns.cypher` fetches the neighbours when association is
-   off).
+Retrieve (Cypher, `cypher/recall/`): the full-text lists (`text_lists`, asked on a thread
+while the query embeds), then one `retrieve`: the vector list (the index, or an exact
+scan of a small scope), the memories of the text lists, and the turn after each; every
+memory with its facts (cosine with the query, the turn before it, decay and feedback
+inputs), in the caller's scope and filters only. `exact` replaces both for exact
+recall. Association asks `expand` for the graph around the best hits (and around what
+the query names), once per hop; conversation order asks `neighbours` for the ranked
+turns' neighbours.
+
+Rank (Python, `rank.py`): fusion of the lists (reciprocal rank, or an alpha blend),
+context readings, relevance x temporal factor x layer factor x usefulness, spreading
+activation and its bonus, the subject lift (`rank.final`), then conversation order
+(`turns.rerank`) and type budgets (`budgets.select`).
 
 Every recall reports where its time went and its round trips (`RecallResult.profile`).
-The temporal factor is `(1 - w) + w * R^0.3` with a small w, so decay only reorders
-memories of comparable relevance (w = 1 buries old answers: docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -38,13 +31,11 @@ from graphmem.errors import InputError
 from graphmem.graph.model import KINDS
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.graph.store import Store
-from graphmem.lifecycle.decay import cypher_params
 from graphmem.options import RecallOptions
-from graphmem.read import budgets, turns
+from graphmem.read import budgets, rank, turns
 from graphmem.read.rows import to_hit
 from graphmem.types import (
     MAX_QUERY_CHARS,
-    QUERY,
     Hit,
     PathStep,
     RecallProfile,
@@ -107,6 +98,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     """The memories of `scope` (and mounted layers) that best answer `query`, best first;
     `extractor` finds the entities the query names (none without it)."""
     opts = options or RecallOptions()
+    now = as_utc(now)
     if not query.strip():
         raise InputError("the query is empty", field="query")
     if len(query) > MAX_QUERY_CHARS:
@@ -118,23 +110,20 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     started = time.perf_counter()
     lap = _Laps(started)
     profile = RecallProfile()
+    scopes = [scope, *opts.layers]
     common: dict[str, Any] = {
         "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
         "kinds": opts.kinds, "filters": _filters(opts.filters),
         "since": opts.since, "until": opts.until,
-        "temporal": opts.temporal_weight, "layer_factor": opts.layer_factor,
-        "use_weight": opts.use_weight,
-        "decay": cypher_params(opts.decay), "now": as_utc(now),
-        # Diversity picks from a deeper ranking than it returns.
-        "k": opts.top_k * opts.pool_factor if opts.diverse else opts.top_k,
     }
+    # Diversity picks from a deeper ranking than it returns.
+    k = opts.top_k * opts.pool_factor if opts.diverse else opts.top_k
     # Association, diversity and conversation order each rank a deeper pool than the answer.
     deep = opts.hops > 0 or opts.diverse or opts.turn_weight > 0
     fetch = max(opts.candidates, opts.top_k)
-    pool = min(fetch, opts.top_k * opts.pool_factor) if deep else opts.top_k
-    lucene = (lucene_query(query, [scope, *opts.layers])
-              if opts.mode in ("keyword", "hybrid") else None)
-    context_lucene = (lucene_query(query, [scope, *opts.layers], field="context")
+    pool_k = min(fetch, opts.top_k * opts.pool_factor) if deep else opts.top_k
+    lucene = lucene_query(query, scopes) if opts.mode in ("keyword", "hybrid") else None
+    context_lucene = (lucene_query(query, scopes, field="context")
                       if opts.mode == "hybrid" and opts.context and opts.alpha is None
                       else None)
     # The full-text lists need no vector: the server finds them while the query embeds.
@@ -144,63 +133,59 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
              if lucene is not None else None)
     vector = embedder.embed_query(query).tolist() if needs_vector else None
     profile.embed_ms = lap()
-    with_turns = opts.turn_weight > 0
-    named = (query_entities(extractor, query, now, [scope, *opts.layers])
-             if opts.hops > 0 else [])
-    association = (_association_params(
-        opts, answer_k=max(pool, common["k"]) if with_turns else common["k"],
-        turns=with_turns) if opts.hops > 0 else None)
+    named = query_entities(extractor, query, now, scopes) if opts.hops > 0 else []
+    scoring = rank.Scoring(scope=scope, now=now, decay=opts.decay,
+                           temporal=opts.temporal_weight, layer_factor=opts.layer_factor,
+                           use_weight=opts.use_weight)
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
-                          **{**common, "k": max(pool, common["k"])})
+                          **common, k=max(pool_k, k, EXACT_DEPTH))
         profile.round_trips += 1
-        if association is not None:
-            rows = store.read("recall/associate_pool", **common, **association,
-                              vector=vector, pool=[_candidate(r) for r in rows],
-                              lists={"entities": named})
-            profile.round_trips += 1
+        pool = rank.direct([rank.Candidate.of(r) for r in rows], scoring, mode="exact",
+                           alpha=None, rrf_k=opts.rrf_k, context=False, fetch=fetch,
+                           k=max(pool_k, k))
     else:
         lists: dict[str, Any] = {"text": None, "context": None}
         if texts is not None:
             lists, trips = _text_lists(store, texts.result()[0], text_params)
             profile.round_trips += trips
         profile.text_ms = lap()
-        params = {
-            **common,
-            "k": pool, "hydrate": association is None,
-            "vector": vector if opts.mode in ("vector", "hybrid") else None,
-            # Lists whose size varies per query travel in one map: Neo4j keys a cached
-            # plan on each list parameter's size, and planning this query takes ~1.3 s
-            # (docs/decisions.md, "Lists that vary travel in one map").
-            "lists": {**lists, "entities": named},
-            "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
-            "fetch": fetch, "index_fetch": fetch, "alpha": opts.alpha,
-            "rrf_k": opts.rrf_k, "scan": False, "scan_below": SCAN_BELOW,
-            **(association or {}),
-        }
-        # With association on, candidates and association are one query, one round trip.
-        name = "recall/candidates" if association is None else "recall/associate"
-        if params["vector"] is None:
-            rows = store.read(name, **params)
+        use_vector = vector if opts.mode in ("vector", "hybrid") else None
+        params = {**common, "vector": use_vector, "lists": lists,
+                  "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
+                  "fetch": fetch, "index_fetch": fetch, "scan": False,
+                  "scan_below": SCAN_BELOW}
+        if use_vector is None:
+            rows = store.read("recall/retrieve", **params)
             profile.round_trips += 1
         else:
             key = (scope, tuple(opts.layers), tuple(opts.kinds or ()),
                    repr(sorted(opts.filters.items())), tuple(opts.lifecycles()),
                    opts.since, opts.until)
-            rows, trips = _vector_candidates(store, name, params, key)
+            rows, trips = _vector_candidates(store, "recall/retrieve", params, key)
             profile.round_trips += trips
+        # Without a text list hybrid ranks by the vector alone; without a vector, by BM25.
+        mode = ("keyword" if use_vector is None else "vector" if lists["text"] is None
+                else opts.mode)
+        pool = rank.direct([rank.Candidate.of(c) for c in rows[0]["candidates"]], scoring,
+                           mode=mode, alpha=opts.alpha, rrf_k=opts.rrf_k,
+                           context=lists["context"] is not None, fetch=fetch, k=pool_k)
     profile.candidates_ms = lap()
-    neighbours: list[dict[str, Any]] = []
-    if association is not None:
-        hits, neighbours = ranked(rows[0])
-    else:
-        hits = [to_hit(r) for r in rows]
-    profile.associate_ms = lap()
-    if with_turns and opts.hops > 0:
-        hits = turns.rerank(hits, neighbours, opts.turn_weight, common["k"])
-    elif with_turns:
-        hits, trips = turns.lift(store, hits, common, opts.turn_weight, k=common["k"])
+    with_turns = opts.turn_weight > 0
+    if opts.hops > 0:
+        answer_k = max(pool_k, k) if with_turns else k
+        ranked, trips = _associate(store, pool, {**common, "hub_limit": opts.hub_limit},
+                                   vector, named, scoring, _spreading(opts), answer_k)
         profile.round_trips += trips
+        hits = [_hit(r) for r in ranked]
+    else:
+        hits = [_direct_hit(c) for c in pool]
+    profile.associate_ms = lap()
+    if with_turns:
+        hits, trips = _turns(store, hits, common, scoring, opts.turn_weight, k)
+        profile.round_trips += trips
+    else:
+        hits = hits[:k]
     profile.turns_ms = lap()
     if opts.diverse:
         hits = sorted(budgets.select(hits, opts.top_k, kind=lambda h: h.kind),
@@ -208,6 +193,86 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     took = (time.perf_counter() - started) * 1000
     return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
                         took_ms=round(took, 2), profile=profile)
+
+
+def _spreading(opts: RecallOptions) -> rank.Spreading:
+    return rank.Spreading(seeds=opts.seeds, hops=opts.hops, width=opts.width,
+                          beta=opts.association, link_tau=opts.link_tau_days,
+                          entity_weight=opts.entity_weight, hop_decay=opts.hop_decay,
+                          mention_weight=opts.mention_weight,
+                          subject_weight=opts.subject_weight)
+
+
+def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
+               vector: list[float] | None, entities: list[str], scoring: rank.Scoring,
+               spreading: rank.Spreading, k: int) -> tuple[list[rank.Ranked], int]:
+    """Association over the direct hits: the graph around the best of them (and what the
+    query names), then around what that reached, each hop one `recall/expand`; ranked by
+    `rank.final`. Returns the ranking and the round trips."""
+    if not pool:
+        return [], 0
+    seeds = {rank.key(c.memory): c.score for c in pool[:spreading.seeds]}
+    first = _expand(store, seeds, common, vector, entities)
+    memories = {rank.key(m["memory"]): m["memory"] for m in first["memories"]}
+    cosines = {rank.key(m["memory"]): m["cosine"] for m in first["memories"]}
+    by_query = (rank.named(first["named"], first["named_entities"], spreading.width)
+                if first["named_entities"] else [])
+    hop1 = rank.hop(seeds, first["edges"], spreading, scoring.now)
+    hop2: list[rank.Reached] = []
+    trips = 1
+    if spreading.hops >= 2 and hop1:
+        second = _expand(store, {r.key: r.activation for r in hop1}, common, vector, [])
+        trips += 1
+        memories |= {rank.key(m["memory"]): m["memory"] for m in second["memories"]}
+        cosines |= {rank.key(m["memory"]): m["cosine"] for m in second["memories"]}
+        hop2 = rank.hop({r.key: r.activation for r in hop1}, second["edges"], spreading,
+                        scoring.now)
+    merged = rank.merge(by_query, hop1, hop2, cosines, spreading)
+    return rank.final(pool, merged, memories, cosines, scoring, spreading, entities, k), trips
+
+
+def _expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
+            vector: list[float] | None, entities: list[str]) -> dict[str, Any]:
+    rows = store.read("recall/expand", **common, vector=vector,
+                      sources=[{"scope": s, "id": i} for s, i in sources],
+                      entities=entities)
+    return rows[0]
+
+
+def _direct_hit(c: rank.Candidate, *, score: float | None = None,
+                activation: float | None = None, path: list[PathStep] | None = None) -> Hit:
+    return to_hit({"memory": c.memory, "score": c.score if score is None else score,
+                   "relevance": c.relevance, "cosine": c.cosine, "bm25": c.bm25,
+                   "vector_rank": c.vector_rank, "text_rank": c.text_rank,
+                   "retention": c.retention, "layer": c.layer},
+                  activation=activation, path=path)
+
+
+def _hit(r: rank.Ranked) -> Hit:
+    """A hit of association's ranking, with the path that reached it."""
+    steps = [PathStep(**s) for s in rank.path(r.reached)]
+    activation = r.reached.bonus if r.reached else None
+    if r.candidate is not None:
+        return _direct_hit(r.candidate, score=r.score, activation=activation, path=steps)
+    return to_hit({"memory": r.memory, "score": r.score, "relevance": r.cosine,
+                   "cosine": r.cosine, "retention": r.retention, "layer": r.layer},
+                  via="association", activation=activation, path=steps)
+
+
+def _turns(store: Store, hits: list[Hit], common: dict[str, Any], scoring: rank.Scoring,
+           weight: float, k: int) -> tuple[list[Hit], int]:
+    """`hits` re-ranked with their conversation neighbours (`turns.rerank`), at most `k`;
+    and the round trips that took (none for a ranking without turns)."""
+    placed = [{"id": h.id, "scope": h.scope} for h in hits if h.position is not None]
+    if not placed:
+        return hits[:k], 0
+    rows = store.read("recall/neighbours", rows=placed, **common)
+    for row in rows:
+        for side in ("prev", "next"):
+            if (memory := row[side]) is not None:
+                r, layer, _ = scoring.factors(memory)
+                row[side] = {"memory": memory, "retention": r, "layer": layer}
+    return turns.rerank(hits, rows, weight, k), 1
 
 
 class _Laps:
@@ -226,6 +291,8 @@ class _Laps:
 #: vector index, in the same round trip: a scan of 500 costs about what the index costs
 #: at 100k (docs/decisions.md, "Small scopes are scanned").
 SCAN_BELOW = 500
+#: Exact recall ranks the newest this many matches (every match is equally relevant).
+EXACT_DEPTH = 1000
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100
 #: The deepest the 5.26 index is asked, in multiples of `fetch`; a scope rarer than that
@@ -239,8 +306,8 @@ DEPTH_KEYS = 1024
 
 def _vector_candidates(store: Store, name: str, params: dict[str, Any],
                        key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
-    """The rows of query `name` (recall/candidates, or recall/associate: the candidates
-    with association) whose vector list is this scope's true top `fetch`.
+    """The rows of query `name` (recall/retrieve) whose vector list is this scope's true
+    top `fetch`.
 
     A scope smaller than SCAN_BELOW is scanned exactly in the first round trip (the query
     counts it). Neo4j 2026's index filters inside itself (the "search" variant): one
@@ -310,62 +377,3 @@ def query_entities(extractor: Extractor | None, query: str, now: datetime,
         return []
     refs = {e.key for e in extractor.extract(query, now)}
     return [entity_prefix(s) + ref for s in dict.fromkeys(scopes) for ref in sorted(refs)]
-
-
-def _association_params(opts: RecallOptions, *, answer_k: int,
-                        turns: bool) -> dict[str, Any]:
-    """The parameters `fragments/association` adds to a recall's (besides the entities
-    the query names, `$lists.entities`): how activation spreads from the best direct
-    candidates and from those entities, how much what it reaches earns, and how many
-    ranked hits come back."""
-    return {"seeds": opts.seeds, "hops": opts.hops, "width": opts.width,
-            "beta": opts.association, "link_tau": opts.link_tau_days,
-            "entity_weight": opts.entity_weight, "hub_limit": opts.hub_limit,
-            "hop_decay": opts.hop_decay,
-            "mention_weight": opts.mention_weight, "subject_weight": opts.subject_weight,
-            "answer_k": answer_k, "turns": turns}
-
-
-_CANDIDATE = ("id", "scope", "score", "relevance", "cosine", "bm25", "vector_rank",
-              "text_rank", "retention", "layer")
-
-
-def _candidate(row: dict[str, Any]) -> dict[str, Any]:
-    """A direct candidate's row as association's pool holds it."""
-    return {k: row.get(k) for k in _CANDIDATE}
-
-
-def ranked(row: dict[str, Any]) -> tuple[list[Hit], list[dict[str, Any]]]:
-    """The hits of `recall/associate`'s row (association's ranking of the direct
-    candidates and the memories it reached), best first, and the ranked turns'
-    neighbours (`turns.rerank` reads them).
-
-    A bonus from spreading is weighted by the memory's own similarity to the query, so a
-    link lifts what is both connected and on topic; what the query names counts as it is,
-    and a memory about it (its subject) rises by a factor. Memories reached only by
-    association come back with the path that reached them.
-    """
-    hits = []
-    # The server ranked them; an aggregate does not promise to keep that order.
-    for r in sorted(row["hits"], key=lambda h: (-h["score"], h["id"])):
-        # A memory association reached, also a direct hit it lifted, shows how.
-        steps = []
-        if r["step"] is not None:
-            steps = ([_step(r["prev_step"]["from"], r["from"], r["prev_step"]["step"])]
-                     if r["prev_step"] else [])
-            # A memory the query names is reached from the query itself.
-            steps.append(_step(r["from"] or QUERY, r["id"], r["step"]))
-        if r["direct"]:
-            hit = to_hit({**r["candidate"], "memory": r["memory"], "score": r["score"]},
-                         activation=r["activation"], path=steps)
-        else:
-            hit = to_hit(r, via="association", activation=r["activation"], path=steps)
-        hits.append((hit, r))
-    neighbours = [{"id": r["id"], "scope": r["memory"]["scope"], "prev": r["prev"],
-                   "next": r["next"]} for _, r in hits if r["prev"] or r["next"]]
-    return [h for h, _ in hits], neighbours
-
-
-def _step(source: str, target: str, step: dict[str, Any]) -> PathStep:
-    return PathStep(source=source, target=target, kind=step["kind"], name=step["name"],
-                    weight=step["weight"])

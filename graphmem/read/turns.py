@@ -12,30 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphmem.graph.store import Store
 from graphmem.read.rows import to_hit
 from graphmem.types import Hit, PathStep
 
-#: The keys of recall's common parameters that the neighbours query reads.
-PARAMS = ("scope", "layers", "lifecycles", "kinds", "filters", "since", "until", "now",
-          "decay", "temporal", "layer_factor")
-
-
-def lift(store: Store, hits: list[Hit], common: dict[str, Any], weight: float,
-         k: int) -> tuple[list[Hit], int]:
-    """`hits` re-ranked with their conversation neighbours, best first, at most `k`;
-    and the round trips that took (one, or none for a ranking without turns)."""
-    # Only turns (memories with a position in a session) have neighbours: a store of
-    # notes pays no round trip.
-    placed = [{"id": h.id, "scope": h.scope} for h in hits if h.position is not None]
-    if weight <= 0 or not placed:
-        return hits[:k], 0
-    rows = store.read("recall/turns", rows=placed, **{p: common[p] for p in PARAMS})
-    return rerank(hits, rows, weight, k), 1
-
 
 def rerank(hits: list[Hit], rows: list[dict[str, Any]], weight: float, k: int) -> list[Hit]:
-    """The pure step of `lift`: `rows` are each hit's neighbours (`recall/turns`)."""
+    """`hits` re-ranked with their conversation neighbours, best first, at most `k`:
+    `rows` are each hit's neighbours ({id, scope, prev, next}, each null or {memory,
+    retention, layer}: `recall/neighbours` with the factors rank.py gives them)."""
     by_key = {(h.scope, h.id): h for h in hits}
     best: dict[tuple[str, str], float] = {}
     arrivals: dict[tuple[str, str], tuple[float, Hit, str, dict[str, Any]]] = {}

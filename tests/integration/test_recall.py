@@ -269,7 +269,7 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
                               reinforce=False).hits
         finally:
             del store.read
-        assert reads == ["recall/candidates"] and len(hits) == 3
+        assert reads == ["recall/retrieve"] and len(hits) == 3
         # A filtered recall keeps its own depth: it cannot push unfiltered ones to a scan.
         core = mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
                           reinforce=False)

@@ -34,7 +34,7 @@ def test_the_wheel_installs_and_runs_from_a_fresh_venv(mem: GraphMem, tmp_path: 
     [wheel] = dist.glob("graphmem-*.whl")
     assert len(list(dist.glob("graphmem-*.tar.gz"))) == 1
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("graphmem/cypher/recall/associate.cypher",
+    for needed in ("graphmem/cypher/recall/retrieve.cypher",
                    "graphmem/cypher/explore/graphmem.grass", "graphmem/py.typed",
                    "graphmem/samples/project_notes.jsonl"):
         assert needed in names, needed

@@ -1,0 +1,99 @@
+// recall/retrieve — the memories recall ranks, with the facts it ranks them by
+// (graphmem/read/rank.py decides; this only finds). The lists are of memories the caller
+// may see (fragments/visible), each at most $fetch, best first:
+// - vector: the index's $index_fetch nearest (fragments/vector_neighbours) that pass; on
+//   5.26 other scopes may fill them, so when fewer than $fetch pass while the index gave
+//   all it was asked for, the caller asks again deeper, at last with $scan (an exact
+//   scan). A scope with its layers of fewer than $scan_below memories is scanned at once.
+// - text, context: recall/text_lists' (asked while the query embedded), in $lists.
+// - next (with $lists.context): the turn after each vector and text candidate.
+// Per memory: its facts (fragments/facts), its places in the lists ({list, rank, score}:
+// the index's similarity, or BM25), its cosine with the query, whether it has a context,
+// and with $lists.context the turn before it: that turn's cosine with the query and its
+// similarity to the memory.
+// Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
+//         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
+//         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
+//         $layers, $lifecycles, $kinds, $filters, $since, $until.
+// Returns one row: vector_found (vector candidates that passed), index_returned
+//          (neighbours the index returned before filtering; 0 after a scan) and
+//          candidates (list of {memory, ranks, cosine, has_context, prev_cosine,
+//          prev_similarity}).
+CALL () {
+  WITH 1 AS on
+  WHERE $vector IS NOT NULL AND NOT $scan AND $scan_below > 0
+  MATCH (n:Memory)
+  WHERE n.scope IN [$scope] + $layers
+  WITH n LIMIT $scan_below
+  RETURN count(n) AS seen
+}
+WITH $scan OR ($vector IS NOT NULL AND $scan_below > 0 AND seen < $scan_below) AS scan
+CALL (scan) {
+  CALL (scan) {
+    WITH 1 AS on
+    WHERE $vector IS NOT NULL AND NOT scan
+    {{vector_neighbours}}
+    WITH scan, node, score ORDER BY score DESC
+    // Grouped by scan: no row at all (not an empty list) when the branch is off.
+    WITH scan, collect({n: node, s: score}) AS returned
+    CALL (returned) {
+      UNWIND returned AS x
+      WITH x.n AS n, x.s AS s
+      WHERE {{visible}}
+      RETURN collect({n: n, s: s})[..$fetch] AS found
+    }
+    RETURN size(returned) AS returned, found
+    UNION ALL
+    WITH 1 AS on
+    WHERE $vector IS NOT NULL AND scan
+    MATCH (n:Memory)
+    WHERE {{visible}} AND n.embedding IS NOT NULL
+    WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
+    ORDER BY s DESC
+    LIMIT $fetch
+    RETURN null AS returned, collect({n: n, s: s}) AS found
+  }
+  RETURN coalesce(max(returned), 0) AS returned, coalesce(collect(found)[0], []) AS found
+}
+CALL () {
+  UNWIND [l IN [['text', $lists.text], ['context', $lists.context]] WHERE l[1] IS NOT NULL]
+    AS l
+  UNWIND range(0, size(l[1]) - 1) AS i
+  WITH l[0] AS list, i, l[1][i] AS t
+  MATCH (n:Memory {scope: t.scope, id: t.id})
+    USING INDEX n:Memory(scope, id)
+  RETURN collect({n: n, list: list, rank: i + 1, score: t.bm25}) AS texts
+}
+WITH returned, size(found) AS vector_found,
+     [i IN range(0, size(found) - 1) |
+      {n: found[i].n, list: 'vector', rank: i + 1, score: found[i].s}] + texts AS entries
+CALL (entries) {
+  UNWIND [e IN entries WHERE $lists.context IS NOT NULL AND e.list IN ['vector', 'text']
+          | e.n] AS c
+  WITH DISTINCT c
+  MATCH (c)-[:NEXT]->(n:Memory)
+  WHERE {{visible}}
+  RETURN collect(DISTINCT {n: n, list: 'next', rank: null, score: null}) AS next
+}
+CALL (entries, next) {
+  UNWIND entries + next AS e
+  WITH e.n AS m, collect(e {.list, .rank, .score}) AS ranks
+  CALL (m) {
+    OPTIONAL MATCH (n:Memory)-[:NEXT]->(m)
+    WHERE $lists.context IS NOT NULL AND n.embedding IS NOT NULL AND {{in_scope}}
+    RETURN n AS p
+    LIMIT 1
+  }
+  WITH m, ranks, p, [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
+  RETURN collect({
+    memory: {{facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
+    cosine: CASE WHEN similarity IS NOT NULL THEN 2 * similarity - 1
+                 WHEN $vector IS NULL OR m.embedding IS NULL THEN null
+                 ELSE 2 * vector.similarity.cosine(m.embedding, $vector) - 1 END,
+    prev_cosine: CASE WHEN p IS NULL OR $vector IS NULL THEN null
+                      ELSE 2 * vector.similarity.cosine(p.embedding, $vector) - 1 END,
+    prev_similarity: CASE WHEN p IS NULL OR m.embedding IS NULL THEN null
+                          ELSE vector.similarity.cosine(p.embedding, m.embedding) END
+  }) AS candidates
+}
+RETURN vector_found, returned AS index_returned, candidates

@@ -1,0 +1,387 @@
+"""Recall's ranking, in plain Python: the Cypher half (`recall/retrieve`, `recall/expand`,
+`recall/neighbours`) finds the memories and their facts; every rule that decides their
+order is a function here (docs/architecture.md, "The read path"; the reasons for each
+number are in docs/decisions.md).
+
+score = relevance x temporal factor x layer factor x usefulness, for a direct hit;
+association adds a bonus for what links to the best hits, what the query names lifts the
+memories about it, and conversation order (`turns.rerank`) lifts a turn by its
+neighbours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graphmem.lifecycle.decay import Curve
+from graphmem.lifecycle.decay import retention as curve_retention
+from graphmem.types import QUERY
+
+#: The exponent of retention in the temporal factor: decay reorders memories of
+#: comparable relevance and never buries a much better answer (docs/decisions.md,
+#: "Decay reorders, it does not bury").
+RETENTION_EXPONENT = 0.3
+#: Keeps the context cosine's denominator above zero for a turn identical to its
+#: predecessor.
+EPSILON = 1e-9
+
+Key = tuple[str, str]  # (scope, id)
+
+
+def key(memory: dict[str, Any]) -> Key:
+    """A memory's identity across scopes."""
+    return (memory["scope"], memory["id"])
+
+
+# The factors of a direct hit's score
+
+
+def retention(memory: dict[str, Any], decay: dict[str, Curve], now: datetime) -> float:
+    """A memory's retention R at `now` from its kind's curve (1.0 for a kind without one)."""
+    curve = decay.get(memory.get("kind") or "episodic")
+    if curve is None:
+        return 1.0
+    return curve_retention(
+        curve, created_at=_native(memory["created_at"]), now=now,
+        last_accessed=_native(memory.get("last_accessed")),
+        stability=_or(memory.get("stability"), 1.0),
+        importance=_or(memory.get("importance"), 0.5),
+        confidence=_or(memory.get("confidence"), 0.5))
+
+
+def temporal_factor(retention: float, weight: float) -> float:
+    """(1 - w) + w * R^0.3: with a small w, decay only reorders comparable memories."""
+    return (1 - weight) + weight * retention ** RETENTION_EXPONENT
+
+
+def layer_factor(memory: dict[str, Any], scope: str, factor: float) -> float:
+    """1 for the caller's own memories, `factor` for a mounted layer's."""
+    return 1.0 if memory["scope"] == scope else factor
+
+
+def usefulness(memory: dict[str, Any], weight: float) -> float:
+    """1 + w * (used - unused) / (used + unused + 1): one report moves a memory by at most
+    half the weight, many consistent ones by nearly all of it."""
+    used = _or(memory.get("used_count"), 0)
+    unused = _or(memory.get("unused_count"), 0)
+    return 1 + weight * (used - unused) / (used + unused + 1.0)
+
+
+# Relevance: the lists fused
+
+
+def rrf(ranks: Iterable[int | None], k: int) -> float:
+    """Reciprocal rank fusion, scaled so that first in every list scores 1."""
+    ranks = list(ranks)
+    return sum(1.0 / (k + r) for r in ranks if r is not None) * (k + 1) / len(ranks)
+
+
+def context_cosine(cosine: float | None, prev_cosine: float | None,
+                   prev_similarity: float | None) -> float | None:
+    """The cosine of the query with the mean of a turn's and its predecessor's vectors:
+    (c + c_prev) / sqrt(2 + 2 cos(turn, prev)); the turn's own without a predecessor."""
+    if cosine is None or prev_cosine is None or prev_similarity is None:
+        return cosine
+    return (cosine + prev_cosine) / math.sqrt(4 * prev_similarity + EPSILON)
+
+
+@dataclass
+class Candidate:
+    """One memory recall found: its facts and its places in the lists."""
+
+    memory: dict[str, Any]
+    cosine: float | None = None
+    bm25: float | None = None
+    context_bm25: float | None = None
+    vector_rank: int | None = None
+    text_rank: int | None = None
+    context_vector_rank: int | None = None
+    context_text_rank: int | None = None
+    has_context: bool = False
+    prev_cosine: float | None = None
+    prev_similarity: float | None = None
+    listed: bool = False  # in the vector or the text list (not only a next turn)
+    relevance: float | None = None
+    retention: float = 1.0
+    layer: float = 1.0
+    score: float = 0.0
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> Candidate:
+        """A candidate from a `recall/retrieve` (or `recall/exact`) row."""
+        c = cls(memory=row["memory"], cosine=row.get("cosine"),
+                has_context=bool(row.get("has_context")),
+                prev_cosine=row.get("prev_cosine"), prev_similarity=row.get("prev_similarity"))
+        for r in row.get("ranks", []):
+            if r["list"] == "vector":
+                c.vector_rank, c.listed = r["rank"], True
+            elif r["list"] == "text":
+                c.text_rank, c.bm25, c.listed = r["rank"], r["score"], True
+            elif r["list"] == "context":
+                c.context_bm25 = r["score"]
+        return c
+
+
+def context_ranks(candidates: list[Candidate], fetch: int) -> None:
+    """Rank every candidate as it reads in its conversation, twice: by the context cosine
+    and by BM25 over its context (its own text's BM25 when it has none); the first `fetch`
+    of each get a rank, as a list of its own."""
+    cosines = {id(c): context_cosine(c.cosine, c.prev_cosine, c.prev_similarity)
+               for c in candidates}
+    bm25s = {id(c): c.bm25 if not c.has_context else c.context_bm25 for c in candidates}
+
+    def by(first: dict[int, float | None], then: dict[int, float | None]) -> Any:
+        # Lucene's BM25 ties often (it keeps lengths coarsely): a tie goes to the better
+        # of the other reading, then by id, so a store ranks the same way every time.
+        return lambda c: (-_or(first[id(c)], -2.0), -_or(then[id(c)], -2.0), key(c.memory))
+
+    for i, c in enumerate(sorted(candidates, key=by(cosines, bm25s))):
+        c.context_vector_rank = i + 1 if cosines[id(c)] is not None and i < fetch else None
+    for i, c in enumerate(sorted(candidates, key=by(bm25s, cosines))):
+        c.context_text_rank = i + 1 if bm25s[id(c)] is not None and i < fetch else None
+
+
+def relevance(c: Candidate, *, mode: str, alpha: float | None, rrf_k: int, context: bool,
+              best_bm25: float | None) -> float | None:
+    """How well a candidate answers the query: its cosine (vector), its BM25 over the best
+    (keyword), reciprocal rank fusion of the lists (hybrid; with context, four lists), or
+    alpha * cosine + (1 - alpha) * BM25 / best (hybrid with an alpha)."""
+    if mode == "exact":
+        return 1.0
+    if mode == "vector":
+        return c.cosine
+    if mode == "keyword":
+        return (c.bm25 or 0.0) / best_bm25 if best_bm25 else None
+    if alpha is None and context:
+        return rrf([c.vector_rank, c.text_rank, c.context_vector_rank, c.context_text_rank],
+                   rrf_k)
+    if alpha is None:
+        return rrf([c.vector_rank, c.text_rank], rrf_k)
+    share = c.bm25 / best_bm25 if c.bm25 is not None and best_bm25 else 0.0
+    return alpha * (c.cosine or 0.0) + (1 - alpha) * share
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What turns relevance into a score: the recall's scope, clock and weights."""
+
+    scope: str
+    now: datetime
+    decay: dict[str, Curve]
+    temporal: float
+    layer_factor: float
+    use_weight: float
+
+    def factors(self, memory: dict[str, Any]) -> tuple[float, float, float]:
+        """A memory's retention, layer factor, and the product of its factors besides
+        relevance (temporal x layer x usefulness)."""
+        r = retention(memory, self.decay, self.now)
+        layer = layer_factor(memory, self.scope, self.layer_factor)
+        return r, layer, temporal_factor(r, self.temporal) * layer * usefulness(
+            memory, self.use_weight)
+
+
+def direct(candidates: list[Candidate], scoring: Scoring, *, mode: str, alpha: float | None,
+           rrf_k: int, context: bool, fetch: int, k: int) -> list[Candidate]:
+    """The candidates scored, best first (ties by id), at most `k`."""
+    if context:
+        context_ranks(candidates, fetch)
+    bm25s = [c.bm25 for c in candidates if c.bm25 is not None]
+    best = max(bm25s) if bm25s else None
+    for c in candidates:
+        c.relevance = relevance(c, mode=mode, alpha=alpha, rrf_k=rrf_k, context=context,
+                                best_bm25=best)
+        c.retention, c.layer, factor = scoring.factors(c.memory)
+        c.score = (c.relevance or 0.0) * factor
+    # Exact matches are equally relevant: the newer first among equal scores.
+    newer = (lambda c: -_native(c.memory["created_at"]).timestamp()) if mode == "exact" \
+        else (lambda c: 0.0)
+    ranked = sorted(candidates, key=lambda c: (-c.score, newer(c), c.memory["id"]))
+    return [c for c in ranked if c.relevance is not None][:k]
+
+
+# Association: spreading activation over the graph around the best hits
+
+
+@dataclass
+class Reached:
+    """A memory association reached: summed activation, the part through what it is
+    about, what the query's entities gave it, and its shortest path's last step."""
+
+    key: Key
+    hop: int
+    source: str | None  # the memory id the step came from (None: the query)
+    step: dict[str, Any]
+    activation: float = 0.0
+    subject: float = 0.0
+    named: float = 0.0
+    prev: dict[str, Any] | None = None  # a hop-2 path's first step
+    bonus: float = 0.0
+
+
+@dataclass(frozen=True)
+class Spreading:
+    """How activation spreads (RecallOptions' association fields)."""
+
+    seeds: int
+    hops: int
+    width: int
+    beta: float
+    link_tau: float
+    entity_weight: float
+    hop_decay: float
+    mention_weight: float
+    subject_weight: float
+
+
+def hop(sources: dict[Key, float], edges: Sequence[dict[str, Any]], spreading: Spreading,
+        now: datetime) -> list[Reached]:
+    """One hop from `sources` (memory -> activation) over `recall/expand`'s edges: each
+    edge carries source activation x link weight x exp(-age / tau), or x entity_weight /
+    sqrt(degree - 1) through a shared entity, halved per hop; per memory reached, the
+    sum, its strongest step, and the widest `width` by activation (ties by id)."""
+    gathered: dict[Key, list[tuple[float, str, dict[str, Any]]]] = {}
+    for e in edges:
+        source = (e["from_scope"], e["from"])
+        if source not in sources:
+            continue
+        if e["kind"] == "link":
+            days = _seconds(_native(e["since"]), now) / 86400.0
+            act = sources[source] * e["weight"] * math.exp(-days / spreading.link_tau)
+            step = {"kind": "link", "name": e["name"], "weight": e["weight"]}
+        else:
+            spread = 1.0 / math.sqrt(e["degree"] - 1)
+            act = sources[source] * spreading.entity_weight * spread
+            step = {"kind": e["kind"], "name": e["name"], "weight": spread}
+        gathered.setdefault((e["to_scope"], e["to"]), []).append(
+            (act * spreading.hop_decay, e["from"], step))
+    reached = []
+    for target, arrivals in gathered.items():
+        best = max(arrivals, key=lambda a: a[0])
+        reached.append(Reached(
+            key=target, hop=0, source=best[1], step=best[2],
+            activation=sum(a[0] for a in arrivals),
+            subject=sum(a[0] for a in arrivals if a[2]["kind"] == "subject")))
+    reached.sort(key=lambda r: (-r.activation, r.key[1]))
+    return reached[:spreading.width]
+
+
+def named(rows: Sequence[dict[str, Any]], entities: int, width: int) -> list[Reached]:
+    """The memories the query's entities reach: each entity's share (1 / `entities`)
+    spread evenly over its memories (1 / degree), as a personalised PageRank's first step;
+    the widest `width` (ties by id)."""
+    gathered: dict[Key, list[tuple[float, str]]] = {}
+    for r in rows:
+        gathered.setdefault((r["to_scope"], r["to"]), []).append(
+            (1.0 / r["degree"] / entities, r["name"]))
+    reached = []
+    for target, arrivals in gathered.items():
+        act = sum(a for a, _ in arrivals)
+        name = max(arrivals, key=lambda a: a[0])[1]
+        reached.append(Reached(key=target, hop=0, source=None, named=act,
+                               step={"kind": "query", "name": name, "weight": act}))
+    reached.sort(key=lambda r: (-r.named, r.key[1]))
+    return reached[:width]
+
+
+def bonus(r: Reached, cosine: float | None, spreading: Spreading) -> float:
+    """What being reached earns: beta x activation x cos^2 (cos clipped at 0; 1 without a
+    vector), except through what a hit is about (counted as it is), plus what the query's
+    entities gave."""
+    on_topic = 1.0 if cosine is None else (0.0 if cosine < 0 else cosine ** 2)
+    return (spreading.beta * (r.activation - r.subject) * on_topic
+            + spreading.beta * r.subject + spreading.mention_weight * r.named)
+
+
+def merge(by_query: list[Reached], hop1: list[Reached], hop2: list[Reached],
+          cosines: dict[Key, float | None], spreading: Spreading) -> dict[Key, Reached]:
+    """One entry per reached memory: activation summed over the hops, the shortest path
+    kept (a hop-2 path with its first step), its bonus."""
+    merged: dict[Key, Reached] = {}
+    for depth, found in ((0, by_query), (1, hop1), (2, hop2)):
+        for r in found:
+            have = merged.get(r.key)
+            if have is None:
+                merged[r.key] = have = Reached(key=r.key, hop=depth, source=r.source,
+                                               step=r.step)
+            have.activation += r.activation
+            have.subject += r.subject
+            have.named += r.named
+    first_hop = {r.key[1]: r for r in hop1}
+    for r in merged.values():
+        if r.hop == 2 and r.source in first_hop:
+            via = first_hop[r.source]
+            r.prev = {"from": via.source, "step": via.step}
+        r.bonus = bonus(r, cosines.get(r.key), spreading)
+    return merged
+
+
+@dataclass
+class Ranked:
+    """A memory of the final ranking, with what made its score."""
+
+    memory: dict[str, Any]
+    score: float
+    candidate: Candidate | None = None  # a direct hit
+    reached: Reached | None = None
+    cosine: float | None = None
+    retention: float | None = None
+    layer: float | None = None
+    path: list[dict[str, Any]] = field(default_factory=list)
+
+
+def final(pool: list[Candidate], merged: dict[Key, Reached],
+          memories: dict[Key, dict[str, Any]], cosines: dict[Key, float | None],
+          scoring: Scoring, spreading: Spreading, entities: Sequence[str],
+          k: int) -> list[Ranked]:
+    """Direct hits with their bonus added, and memories association alone reached (bonus
+    x temporal x layer x usefulness); a memory about what the query names x (1 +
+    subject_weight); best first (ties by id), at most `k`."""
+    ranked = []
+    pooled = {key(c.memory) for c in pool}
+    for c in pool:
+        r = merged.get(key(c.memory))
+        ranked.append(Ranked(memory=c.memory, score=c.score + (r.bonus if r else 0.0),
+                             candidate=c, reached=r))
+    for target, r in merged.items():
+        if target in pooled:
+            continue
+        memory = memories[target]
+        ret, layer, factor = scoring.factors(memory)
+        ranked.append(Ranked(memory=memory, score=r.bonus * factor, reached=r,
+                             cosine=cosines.get(target), retention=ret, layer=layer))
+    named_keys = set(entities)
+    for x in ranked:
+        if named_keys and named_keys & set(x.memory.get("about") or []):
+            x.score *= 1 + spreading.subject_weight
+    ranked.sort(key=lambda x: (-x.score, x.memory["id"]))
+    return ranked[:k]
+
+
+def path(r: Reached | None) -> list[dict[str, Any]]:
+    """The steps that reached a memory ({source, target, kind, name, weight}); a memory
+    the query names is reached from the query itself."""
+    if r is None:
+        return []
+    steps = []
+    if r.prev is not None:
+        steps.append({"source": r.prev["from"], "target": r.source, **r.prev["step"]})
+    steps.append({"source": r.source or QUERY, "target": r.key[1], **r.step})
+    return steps
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def _or(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
+def _seconds(since: datetime, now: datetime) -> int:
+    """Whole seconds from `since` to `now`, as Cypher's duration.inSeconds(...).seconds."""
+    return math.floor((now - since).total_seconds())
