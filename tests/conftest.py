@@ -138,10 +138,23 @@ def hardening() -> HardeningCounts:
     return HARDENING
 
 
+#: Cold plan times of recall's queries (ms), as `test_queries` measured them.
+PLAN_TIMES: dict[str, float] = {}
+
+
+@pytest.fixture(scope="session")
+def plan_times() -> dict[str, float]:
+    """Where tests put the plan times printed at the end of the run."""
+    return PLAN_TIMES
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Print the hardening suite's counts when it ran."""
+    """Print the hardening suite's counts and the recall queries' plan times when they ran."""
     if HARDENING.inputs:
         terminalreporter.write_line(HARDENING.line())
+    if PLAN_TIMES:
+        terminalreporter.write_line("cold plan times (ms): " + ", ".join(
+            f"{name} {ms:.0f}" for name, ms in sorted(PLAN_TIMES.items())))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,29 +1,33 @@
 // recall/expand — one hop of the graph around some memories, for association
-// (graphmem/read/rank.py spreads activation over it): from each of $sources, its
+// (graphmem/read/rank.py spreads activation over it): from each of the sources, its
 // ASSOCIATED neighbours (the edge's kind, weight and when it was last strengthened) and
 // the memories that mention, or are about, an entity it mentions or is about (the
-// entity's name and degree; 'subject' when the memory is about it). With $entities (the
+// entity's name and degree; 'subject' when the memory is about it). With entities (the
 // keys of what the query names), also the memories that mention or are about each of
 // them. Only memories recall may return (fragments/visible); an entity's degree counts
 // what the caller may count (its own scope's memories, a layer's public ones), and an
 // entity of more than $hub_limit memories carries nothing.
-// Params: $sources (list of {id, scope}), $entities (list of entity keys), $vector (or
-//         null), $hub_limit, $scope, $layers, $lifecycles, $kinds, $filters, $since,
-//         $until.
+// With entities, it also says which of the pool (the direct hits) are about what the
+// query names.
+// Params: $lists: {sources (list of {id, scope}), entities (list of entity keys), pool
+//         (list of {id, scope})} (one map: Neo4j keys a plan on each list's size),
+//         $vector (or null), $hub_limit, $scope, $layers, $lifecycles, $kinds, $filters,
+//         $since, $until.
 // Returns one row: edges (list of {from, from_scope, to, to_scope, kind ('link',
-//          'entity', 'subject'), name, weight, since, degree}), named (list of {to,
-//          to_scope, entity, name, degree}), named_entities (how many of $entities carry
-//          activation), memories (each reached memory once: {memory (fragments/facts),
-//          cosine}).
+//          'entity', 'subject'), name, weight, since (epoch ms), degree}), named (list of
+//          {to, to_scope, entity, name, degree}), named_entities (how many of the entities
+//          carry activation), memories (each reached memory once: {memory
+//          (fragments/rank_facts), about (keys of what it is about), cosine}), and about
+//          (the keys of the entities each of the pool is about: {id, scope, about}).
 CALL () {
-  UNWIND $sources AS source
+  UNWIND $lists.sources AS source
   MATCH (s:Memory {scope: source.scope, id: source.id})
     USING INDEX s:Memory(scope, id)
   CALL (s) {
     MATCH (s)-[r:ASSOCIATED]-(n:Memory)
     WHERE n <> s AND {{visible}}
     RETURN n, 'link' AS kind, r.kind AS name, r.weight AS weight,
-           coalesce(r.strengthened_at, r.created_at) AS since, null AS degree
+           coalesce(r.strengthened_at, r.created_at).epochMillis AS since, null AS degree
     UNION ALL
     MATCH (s)-[:MENTIONS|ABOUT]->(e:Entity)
     WITH DISTINCT s, e,
@@ -40,7 +44,7 @@ CALL () {
                   weight: weight, since: since, degree: degree}) AS edges
 }
 CALL () {
-  UNWIND $entities AS key
+  UNWIND $lists.entities AS key
   MATCH (e:Entity {key: key})
   WITH e, coalesce(CASE WHEN e.scope = $scope THEN e.degree ELSE e.public_degree END, 0)
             AS degree
@@ -60,12 +64,20 @@ CALL () {
 CALL (edges, named) {
   UNWIND [e IN edges | e.n] + [x IN named | x.n] AS m
   WITH DISTINCT m
-  RETURN collect({memory: {{facts}},
+  RETURN collect({memory: {{rank_facts}}, about: [(m)-[:ABOUT]->(e:Entity) | e.key],
                   cosine: CASE WHEN $vector IS NULL OR m.embedding IS NULL THEN null
                                ELSE 2 * vector.similarity.cosine(m.embedding, $vector) - 1
                           END}) AS memories
 }
+CALL () {
+  UNWIND CASE WHEN size($lists.entities) > 0 THEN $lists.pool ELSE [] END AS p
+  MATCH (m:Memory {scope: p.scope, id: p.id})
+    USING INDEX m:Memory(scope, id)
+  RETURN collect({id: m.id, scope: m.scope,
+                  about: [(m)-[:ABOUT]->(e:Entity) WHERE e.key IN $lists.entities | e.key]})
+           AS about
+}
 RETURN [e IN edges | e {.from, .from_scope, to: e.n.id, to_scope: e.n.scope, .kind, .name,
                         .weight, .since, .degree}] AS edges,
        [x IN named | x {to: x.n.id, to_scope: x.n.scope, .entity, .name, .degree}] AS named,
-       named_entities, memories
+       named_entities, memories, about

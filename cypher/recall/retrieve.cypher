@@ -7,7 +7,7 @@
 //   scan). A scope with its layers of fewer than $scan_below memories is scanned at once.
 // - text, context: recall/text_lists' (asked while the query embedded), in $lists.
 // - next (with $lists.context): the turn after each vector and text candidate.
-// Per memory: its facts (fragments/facts), its places in the lists ({list, rank, score}:
+// Per memory: what ranking reads of it (fragments/rank_facts), its places in the lists ({list, rank, score}:
 // the index's similarity, or BM25), its cosine with the query, whether it has a context,
 // and with $lists.context the turn before it: that turn's cosine with the query and its
 // similarity to the memory.
@@ -86,7 +86,7 @@ CALL (entries, next) {
   }
   WITH m, ranks, p, [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
   RETURN collect({
-    memory: {{facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
+    memory: {{rank_facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
     cosine: CASE WHEN similarity IS NOT NULL THEN 2 * similarity - 1
                  WHEN $vector IS NULL OR m.embedding IS NULL THEN null
                  ELSE 2 * vector.similarity.cosine(m.embedding, $vector) - 1 END,

@@ -50,12 +50,19 @@ def retention(curve: Curve, *, created_at: datetime, now: datetime,
               last_accessed: datetime | None = None, stability: float = 1.0,
               importance: float = 0.5, confidence: float = 0.5) -> float:
     """R of one memory at `now` (1.0 when it was just reinforced, `floor` after long)."""
+    since = last_accessed or created_at
+    return retention_after(curve, (now - since).total_seconds() / 86400.0,
+                           stability=stability, importance=importance, confidence=confidence)
+
+
+def retention_after(curve: Curve, days: float, *, stability: float = 1.0,
+                    importance: float = 0.5, confidence: float = 0.5) -> float:
+    """R of one memory `days` after its last reinforcement (a negative age counts as 0)."""
     if curve.half_life is None:
         return 1.0
-    since = last_accessed or created_at
-    days = max(0.0, (now - since).total_seconds() / 86400.0)
     h_eff = curve.half_life * stability * (0.5 + importance) * (0.5 + confidence)
-    return curve.floor + (1 - curve.floor) * math.exp(-math.log(2) * (days / h_eff) ** curve.shape)
+    return curve.floor + (1 - curve.floor) * math.exp(
+        -math.log(2) * (max(0.0, days) / h_eff) ** curve.shape)
 
 
 def cypher_params(table: dict[str, Curve]) -> dict[str, dict[str, float | None]]:

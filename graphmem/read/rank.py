@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphmem.lifecycle.decay import Curve
-from graphmem.lifecycle.decay import retention as curve_retention
+from graphmem.lifecycle.decay import Curve, retention_after
 from graphmem.types import QUERY
 
 #: The exponent of retention in the temporal factor: decay reorders memories of
 #: comparable relevance and never buries a much better answer (docs/decisions.md,
 #: "Decay reorders, it does not bury").
 RETENTION_EXPONENT = 0.3
+DAY_MS = 86_400_000.0
 #: Keeps the context cosine's denominator above zero for a turn identical to its
 #: predecessor.
 EPSILON = 1e-9
@@ -41,16 +41,17 @@ def key(memory: dict[str, Any]) -> Key:
 
 
 def retention(memory: dict[str, Any], decay: dict[str, Curve], now: datetime) -> float:
-    """A memory's retention R at `now` from its kind's curve (1.0 for a kind without one)."""
+    """A memory's retention R at `now` from its kind's curve (1.0 for a kind without one),
+    its age read from `accessed`, else `created` (epoch milliseconds: the driver makes a
+    date object ten times slower than a number)."""
     curve = decay.get(memory.get("kind") or "episodic")
     if curve is None:
         return 1.0
-    return curve_retention(
-        curve, created_at=_native(memory["created_at"]), now=now,
-        last_accessed=_native(memory.get("last_accessed")),
-        stability=_or(memory.get("stability"), 1.0),
-        importance=_or(memory.get("importance"), 0.5),
-        confidence=_or(memory.get("confidence"), 0.5))
+    since = _or(memory.get("accessed"), memory["created"])
+    return retention_after(curve, (now.timestamp() * 1000 - since) / DAY_MS,
+                           stability=_or(memory.get("stability"), 1.0),
+                           importance=_or(memory.get("importance"), 0.5),
+                           confidence=_or(memory.get("confidence"), 0.5))
 
 
 def temporal_factor(retention: float, weight: float) -> float:
@@ -198,8 +199,7 @@ def direct(candidates: list[Candidate], scoring: Scoring, *, mode: str, alpha: f
         c.retention, c.layer, factor = scoring.factors(c.memory)
         c.score = (c.relevance or 0.0) * factor
     # Exact matches are equally relevant: the newer first among equal scores.
-    newer = (lambda c: -_native(c.memory["created_at"]).timestamp()) if mode == "exact" \
-        else (lambda c: 0.0)
+    newer = (lambda c: -c.memory["created"]) if mode == "exact" else (lambda c: 0.0)
     ranked = sorted(candidates, key=lambda c: (-c.score, newer(c), c.memory["id"]))
     return [c for c in ranked if c.relevance is not None][:k]
 
@@ -250,7 +250,7 @@ def hop(sources: dict[Key, float], edges: Sequence[dict[str, Any]], spreading: S
         if source not in sources:
             continue
         if e["kind"] == "link":
-            days = _seconds(_native(e["since"]), now) / 86400.0
+            days = (now.timestamp() * 1000 - e["since"]) / DAY_MS
             act = sources[source] * e["weight"] * math.exp(-days / spreading.link_tau)
             step = {"kind": "link", "name": e["name"], "weight": e["weight"]}
         else:
@@ -374,14 +374,5 @@ def path(r: Reached | None) -> list[dict[str, Any]]:
     return steps
 
 
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
 def _or(value: Any, default: Any) -> Any:
     return default if value is None else value
-
-
-def _seconds(since: datetime, now: datetime) -> int:
-    """Whole seconds from `since` to `now`, as Cypher's duration.inSeconds(...).seconds."""
-    return math.floor((now - since).total_seconds())

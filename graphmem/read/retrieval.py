@@ -177,13 +177,19 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         ranked, trips = _associate(store, pool, {**common, "hub_limit": opts.hub_limit},
                                    vector, named, scoring, _spreading(opts), answer_k)
         profile.round_trips += trips
-        hits = [_hit(r) for r in ranked]
     else:
-        hits = [_direct_hit(c) for c in pool]
+        ranked = [rank.Ranked(memory=c.memory, score=c.score, candidate=c) for c in pool]
     profile.associate_ms = lap()
+    # What the hits show, and their turns' neighbours, for the ranked few only.
+    rows = store.read("recall/hits", lists={"rows": [
+        {"id": r.memory["id"], "scope": r.memory["scope"]} for r in ranked]},
+        turns=with_turns, **common) if ranked else []
+    profile.round_trips += 1 if ranked else 0
+    shown = {(row["scope"], row["id"]): row for row in rows}
+    hits = [_hit(r, shown[rank.key(r.memory)]["memory"]) for r in ranked
+            if rank.key(r.memory) in shown]
     if with_turns:
-        hits, trips = _turns(store, hits, common, scoring, opts.turn_weight, k)
-        profile.round_trips += trips
+        hits = turns.rerank(hits, _neighbours(rows, scoring), opts.turn_weight, k)
     else:
         hits = hits[:k]
     profile.turns_ms = lap()
@@ -212,8 +218,11 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
     if not pool:
         return [], 0
     seeds = {rank.key(c.memory): c.score for c in pool[:spreading.seeds]}
-    first = _expand(store, seeds, common, vector, entities)
-    memories = {rank.key(m["memory"]): m["memory"] for m in first["memories"]}
+    first = _expand(store, seeds, common, vector, entities, pool)
+    for c, about in zip(pool, _about(pool, first["about"]), strict=True):
+        c.memory["about"] = about
+    memories = {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
+                for m in first["memories"]}
     cosines = {rank.key(m["memory"]): m["cosine"] for m in first["memories"]}
     by_query = (rank.named(first["named"], first["named_entities"], spreading.width)
                 if first["named_entities"] else [])
@@ -221,9 +230,10 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
     hop2: list[rank.Reached] = []
     trips = 1
     if spreading.hops >= 2 and hop1:
-        second = _expand(store, {r.key: r.activation for r in hop1}, common, vector, [])
+        second = _expand(store, {r.key: r.activation for r in hop1}, common, vector, [], [])
         trips += 1
-        memories |= {rank.key(m["memory"]): m["memory"] for m in second["memories"]}
+        memories |= {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
+                     for m in second["memories"]}
         cosines |= {rank.key(m["memory"]): m["cosine"] for m in second["memories"]}
         hop2 = rank.hop({r.key: r.activation for r in hop1}, second["edges"], spreading,
                         scoring.now)
@@ -232,47 +242,52 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
 
 
 def _expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
-            vector: list[float] | None, entities: list[str]) -> dict[str, Any]:
-    rows = store.read("recall/expand", **common, vector=vector,
-                      sources=[{"scope": s, "id": i} for s, i in sources],
-                      entities=entities)
+            vector: list[float] | None, entities: list[str],
+            pool: list[rank.Candidate]) -> dict[str, Any]:
+    # Lists whose sizes vary travel in one map (docs/decisions.md).
+    rows = store.read("recall/expand", **common, vector=vector, lists={
+        "sources": [{"scope": s, "id": i} for s, i in sources], "entities": entities,
+        "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]} for c in pool]})
     return rows[0]
 
 
-def _direct_hit(c: rank.Candidate, *, score: float | None = None,
-                activation: float | None = None, path: list[PathStep] | None = None) -> Hit:
-    return to_hit({"memory": c.memory, "score": c.score if score is None else score,
-                   "relevance": c.relevance, "cosine": c.cosine, "bm25": c.bm25,
-                   "vector_rank": c.vector_rank, "text_rank": c.text_rank,
-                   "retention": c.retention, "layer": c.layer},
-                  activation=activation, path=path)
+def _about(pool: list[rank.Candidate], rows: list[dict[str, Any]]) -> list[list[str]]:
+    """What each direct hit is about, of what the query names (`recall/expand`)."""
+    found = {(r["scope"], r["id"]): r["about"] for r in rows}
+    return [found.get(rank.key(c.memory), []) for c in pool]
 
 
-def _hit(r: rank.Ranked) -> Hit:
-    """A hit of association's ranking, with the path that reached it."""
+def _hit(r: rank.Ranked, memory: dict[str, Any]) -> Hit:
+    """A hit of the ranking: what it shows (`memory`), its score's parts, and the path
+    association reached it by."""
     steps = [PathStep(**s) for s in rank.path(r.reached)]
     activation = r.reached.bonus if r.reached else None
-    if r.candidate is not None:
-        return _direct_hit(r.candidate, score=r.score, activation=activation, path=steps)
-    return to_hit({"memory": r.memory, "score": r.score, "relevance": r.cosine,
+    c = r.candidate
+    if c is not None:
+        return to_hit({"memory": memory, "score": r.score, "relevance": c.relevance,
+                       "cosine": c.cosine, "bm25": c.bm25, "vector_rank": c.vector_rank,
+                       "text_rank": c.text_rank, "retention": c.retention, "layer": c.layer},
+                      activation=activation, path=steps)
+    return to_hit({"memory": memory, "score": r.score, "relevance": r.cosine,
                    "cosine": r.cosine, "retention": r.retention, "layer": r.layer},
                   via="association", activation=activation, path=steps)
 
 
-def _turns(store: Store, hits: list[Hit], common: dict[str, Any], scoring: rank.Scoring,
-           weight: float, k: int) -> tuple[list[Hit], int]:
-    """`hits` re-ranked with their conversation neighbours (`turns.rerank`), at most `k`;
-    and the round trips that took (none for a ranking without turns)."""
-    placed = [{"id": h.id, "scope": h.scope} for h in hits if h.position is not None]
-    if not placed:
-        return hits[:k], 0
-    rows = store.read("recall/neighbours", rows=placed, **common)
+def _neighbours(rows: list[dict[str, Any]], scoring: rank.Scoring) -> list[dict[str, Any]]:
+    """`recall/hits`' neighbours as `turns.rerank` reads them: each side null or {memory,
+    retention, layer}."""
+    out = []
     for row in rows:
+        sides: dict[str, dict[str, Any] | None] = {}
         for side in ("prev", "next"):
-            if (memory := row[side]) is not None:
+            memory = row[side]
+            if memory is not None:
                 r, layer, _ = scoring.factors(memory)
-                row[side] = {"memory": memory, "retention": r, "layer": layer}
-    return turns.rerank(hits, rows, weight, k), 1
+                sides[side] = {"memory": memory, "retention": r, "layer": layer}
+            else:
+                sides[side] = None
+        out.append({"id": row["id"], "scope": row["scope"], **sides})
+    return out
 
 
 class _Laps:

@@ -3,6 +3,7 @@ share) and memory rows as MemoryOut (get, history, export)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.types import Hit, MemoryOut, PathStep
@@ -16,6 +17,8 @@ def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = 
     pairs = memory["meta"] if "meta" in memory else memory.items()
     metadata = {k[5:]: v for k, v in pairs if k.startswith("meta.") and v is not None}
     created = memory.get("created_at")
+    if created is None and memory.get("created") is not None:  # epoch ms (fragments/facts)
+        created = datetime.fromtimestamp(memory["created"] / 1000, UTC)
     return Hit(
         id=memory["id"],
         text=memory["text"],

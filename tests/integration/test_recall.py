@@ -237,7 +237,8 @@ def test_a_small_scope_is_scanned_in_one_trip_however_crowded_the_index(
         found = mem.recall("lighthouse keeper storm", mode="vector", hops=0, candidates=10,
                            reinforce=False)
         assert sorted(h.id for h in found.hits) == ["own-0", "own-1", "own-2"]
-        assert found.profile.round_trips == 1
+        # One trip finds them (the scan), one reads what the three hits show.
+        assert found.profile.round_trips == 2
         assert all(h.vector_rank is not None for h in found.hits)
     finally:
         mem.drop_scope(crowd)
@@ -269,7 +270,7 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
                               reinforce=False).hits
         finally:
             del store.read
-        assert reads == ["recall/retrieve"] and len(hits) == 3
+        assert reads == ["recall/retrieve", "recall/hits"] and len(hits) == 3
         # A filtered recall keeps its own depth: it cannot push unfiltered ones to a scan.
         core = mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
                           reinforce=False)
@@ -278,7 +279,7 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
             assert core.profile.round_trips == 1 and not store.vector_depth
             return
         # None of the index's first 10 passed: no pass rate to go deeper by, so the scope
-        # is scanned at once (2 round trips, not 3).
+        # is scanned at once (2 round trips, not 3; no hit, so none to read what they show).
         assert core.profile.round_trips == 2
         depths = {k[2]: d for k, d in store.vector_depth.items() if k[0] == scope}
         assert set(depths) == {(), ("core",)}

@@ -61,7 +61,7 @@ def test_a_due_scope_gets_its_own_index_and_writes_after_it_carry_the_label(
         # shared one holds twice as many of the crowd's near-identical notes.
         asked = mem.recall("harbour ferry costs", mode="vector", hops=0, candidates=10,
                            turn_weight=0.0, reinforce=False)
-        assert asked.profile.round_trips == 1 and len(asked.hits) == 10
+        assert asked.profile.round_trips == 2 and len(asked.hits) == 10  # list, then hits
         # A memory written after the switch is in the own index, and recall finds it.
         mem.remember([{"id": "late", "text": "The lighthouse keeper retired in spring"}])
         assert state(store, scope)["labelled"] == 15

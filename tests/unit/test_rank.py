@@ -24,7 +24,11 @@ SCORING = Scoring(scope="s", now=NOW, decay=dict(DEFAULT_CURVES), temporal=0.15,
 def memory(id_: str, *, scope: str = "s", kind: str = "semantic", days: float = 0.0,
            **facts: object) -> dict[str, object]:
     return {"id": id_, "scope": scope, "kind": kind, "text": id_,
-            "created_at": NOW - timedelta(days=days), **facts}
+            "created": ms(NOW - timedelta(days=days)), **facts}
+
+
+def ms(when: datetime) -> float:
+    return when.timestamp() * 1000
 
 
 def test_the_temporal_factor_only_reorders() -> None:
@@ -37,7 +41,7 @@ def test_the_temporal_factor_only_reorders() -> None:
 def test_retention_follows_the_kind_curve_and_last_access() -> None:
     fresh = rank.retention(memory("a", days=0), SCORING.decay, NOW)
     old = rank.retention(memory("a", days=120), SCORING.decay, NOW)
-    touched = rank.retention(memory("a", days=120, last_accessed=NOW), SCORING.decay, NOW)
+    touched = rank.retention(memory("a", days=120, accessed=ms(NOW)), SCORING.decay, NOW)
     assert fresh == pytest.approx(1.0) and touched == pytest.approx(1.0)
     assert old == pytest.approx(0.02 + 0.98 * 0.5)  # one semantic half-life
     assert rank.retention(memory("p", kind="procedural", days=999), SCORING.decay, NOW) == 1.0
@@ -124,11 +128,11 @@ def _edge(source: str, target: str, kind: str = "link", **more: object) -> dict:
 
 
 def test_a_hop_spreads_by_link_weight_and_age_or_by_entity_degree() -> None:
-    edges = [_edge("seed", "x", weight=0.5, since=NOW),
-             _edge("seed", "y", weight=0.5, since=NOW - timedelta(days=30)),
+    edges = [_edge("seed", "x", weight=0.5, since=ms(NOW)),
+             _edge("seed", "y", weight=0.5, since=ms(NOW - timedelta(days=30))),
              _edge("seed", "z", kind="entity", name="Lisbon", degree=5),
              _edge("seed", "z", kind="subject", name="Ana", degree=2),
-             _edge("elsewhere", "w", weight=1.0, since=NOW)]  # not a source: ignored
+             _edge("elsewhere", "w", weight=1.0, since=ms(NOW))]  # not a source: ignored
     reached = rank.hop({("s", "seed"): 2.0}, edges, SPREAD, NOW)
     by = {r.key[1]: r for r in reached}
     assert set(by) == {"x", "y", "z"}
