@@ -174,8 +174,11 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     with_turns = opts.turn_weight > 0
     if opts.hops > 0:
         answer_k = max(pool_k, k) if with_turns else k
+        # Keyword recall weighs what association reaches by links alone, as it ranks by
+        # words alone; the other modes by each memory's closeness to the query too.
+        closeness = None if opts.mode == "keyword" else vector
         ranked, trips = _associate(store, pool, {**common, "hub_limit": opts.hub_limit},
-                                   vector, named, scoring, _spreading(opts), answer_k)
+                                   closeness, named, scoring, _spreading(opts), answer_k)
         profile.round_trips += trips
     else:
         ranked = [rank.Ranked(memory=c.memory, score=c.score, candidate=c) for c in pool]
