@@ -1,5 +1,5 @@
 """Recall's ranking, in plain Python: the Cypher half (`recall/retrieve`, `recall/expand`,
-`recall/neighbours`) finds the memories and their facts; every rule that decides their
+`recall/hits`) finds the memories and their facts; every rule that decides their
 order is a function here (docs/architecture.md, "The read path"; the reasons for each
 number are in docs/decisions.md).
 
@@ -22,8 +22,9 @@ from graphmem.types import QUERY
 
 #: The exponent of retention in the temporal factor: decay reorders memories of
 #: comparable relevance and never buries a much better answer (docs/decisions.md,
-#: "Decay reorders, it does not bury").
+#: "Decay reorders; it never buries").
 RETENTION_EXPONENT = 0.3
+#: Times travel as epoch milliseconds (fragments/rank_facts).
 DAY_MS = 86_400_000.0
 #: Keeps the context cosine's denominator above zero for a turn identical to its
 #: predecessor.
