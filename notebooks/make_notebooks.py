@@ -115,7 +115,8 @@ BENCHMARKS = [
         "# Recall by mode on the shared benchmarks\n\nLoCoMo evidence recall@10 and "
         "MuSiQue Recall@2/@5 per mode, from `graphmem.bench`. The data path comes from "
         "`GRAPHMEM_DATA` (default `../shared/data`); `GRAPHMEM_NOTEBOOK_CONVERSATIONS` "
-        "limits how many LoCoMo conversations run (all by default)."),
+        "limits how many LoCoMo conversations run and `GRAPHMEM_NOTEBOOK_QUESTIONS` how "
+        "many MuSiQue questions are asked (all by default)."),
     new_code_cell(
         "import os\n"
         "from pathlib import Path\n\n"
@@ -140,7 +141,9 @@ BENCHMARKS = [
         "ax.set_title(f'LoCoMo, {locomo.questions} questions')\n"
         "ax.legend()"),
     new_code_cell(
-        "musique = bench.multihop(mem, data / 'multihop' / 'musique_train.json')\n"
+        "questions = int(os.environ.get('GRAPHMEM_NOTEBOOK_QUESTIONS', '0')) or None\n"
+        "musique = bench.multihop(mem, data / 'multihop' / 'musique_train.json',\n"
+        "                         limit=questions)\n"
         "fig, ax = plt.subplots(figsize=(7, 4))\n"
         "modes = list(musique.modes)\n"
         "ax.bar([i - 0.2 for i in range(len(modes))], [musique.modes[m]['@2'] for m in modes],\n"

@@ -274,16 +274,17 @@ class MultihopBench(BaseModel):
 
 
 def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = None, *,
-             keep: bool = False, modes: dict[str, dict[str, object]] | None = None
-             ) -> MultihopBench:
+             keep: bool = False, modes: dict[str, dict[str, object]] | None = None,
+             limit: int | None = None) -> MultihopBench:
     """Index the corpus (every passage a memory, `title` as metadata and text prefix;
-    passages sharing entities are linked through them) and ask every question."""
+    passages sharing entities are linked through them) and ask every question (the
+    first `limit`, if given)."""
     modes = modes or LOCOMO_MODES
     started = time.perf_counter()
     corpus_path = corpus_path or questions_path.with_name(
         questions_path.stem + "_corpus" + questions_path.suffix)
     corpus = json.loads(formats.read_text(corpus_path))
-    questions = json.loads(formats.read_text(questions_path))
+    questions = json.loads(formats.read_text(questions_path))[:limit]
     scope = f"bench:multihop:{questions_path.stem}"
     ids = {(p["title"], p["text"]): f"mh-{i}" for i, p in enumerate(corpus)}
     have = mem.count(scope=scope)

@@ -23,6 +23,7 @@ def test_notebook_runs(name: str, mem: GraphMem, request: pytest.FixtureRequest,
     monkeypatch.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
     monkeypatch.setenv("GRAPHMEM_NOTEBOOK_SCOPE", s.scope + "-nb")
     monkeypatch.setenv("GRAPHMEM_NOTEBOOK_CONVERSATIONS", "1")  # one LoCoMo conversation
+    monkeypatch.setenv("GRAPHMEM_NOTEBOOK_QUESTIONS", "25")  # of MuSiQue's 100
     nb = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     try:
         NotebookClient(nb, timeout=600, kernel_name="python3",

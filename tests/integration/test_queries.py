@@ -38,18 +38,16 @@ def test_named_query_plans_on_the_server(mem: GraphMem, name: str, variant: str 
 
 
 @pytest.mark.parametrize("name", [n for n in queries.all_names() if n.startswith("recall/")])
-def test_recall_queries_plan_cold_quickly(mem: GraphMem, name: str, store: Store,
-                                          plan_times: dict[str, float]) -> None:
-    """Each recall query planned afresh (a comment no cached plan has seen makes it a new
-    text): the time is printed at the end of the run. Planning is what the first recall
-    after a server start, and every new combination of list sizes, pays."""
+def test_recall_queries_plan_cold_and_print_their_times(mem: GraphMem, name: str, store: Store,
+                                                        plan_times: dict[str, float]) -> None:
+    """Each recall query plans afresh (a comment no cached plan has seen makes it a new
+    text), and its time is printed at the end of the run, not asserted (a loaded machine
+    plans slower): planning is what the first recall after a server start pays."""
     text = queries.query(name, store.variant)
     params = {k: v for k, v in SAMPLE.items() if f"${k}" in text}
     with store.driver.session(database=store.database) as session:
         started = time.perf_counter()
         session.run(f"EXPLAIN {text}\n// {uuid.uuid4().hex}", params).consume()
         took = (time.perf_counter() - started) * 1000
-    plan_times[f"{name}{'@' + store.variant if store.variant else ''}"] = took
-    # A generous bound, so that only a query that truly plans slowly fails (the figure
-    # itself is printed): the single recall query this replaced took ~1,300 ms.
-    assert took < 1000, (name, took)
+    variant = store.variant if text != queries.query(name) else None
+    plan_times[f"{name}@{variant}" if variant else name] = took
