@@ -162,6 +162,8 @@ def main() -> None:
     """Write the three notebooks next to this script."""
     for name, cells in (("quickstart", QUICKSTART), ("decay", DECAY),
                         ("benchmarks", BENCHMARKS)):
+        for i, cell in enumerate(cells):
+            cell.id = f"{name}-{i}"  # the same file every time it is written
         nb = new_notebook(cells=cells, metadata={
             "kernelspec": {"name": "python3", "display_name": "Python 3",
                            "language": "python"}})
