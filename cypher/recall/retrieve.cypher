@@ -7,10 +7,10 @@
 //   scan). A scope with its layers of fewer than $scan_below memories is scanned at once.
 // - text, context: recall/text_lists' (asked while the query embedded), in $lists.
 // - next (with $lists.context): the turn after each vector and text candidate.
-// Per memory: what ranking reads of it (fragments/rank_facts), its places in the lists ({list, rank, score}:
-// the index's similarity, or BM25), its cosine with the query, whether it has a context,
-// and with $lists.context the turn before it: that turn's cosine with the query and its
-// similarity to the memory.
+// Per memory: what ranking reads of it (fragments/rank_facts), its places in the lists
+// ({list, rank, score}: the index's similarity, or BM25), its cosine with the query,
+// whether it has a context, and with $lists.context the turn before it: that turn's
+// cosine with the query and its similarity to the memory.
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
 //         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
