@@ -228,13 +228,13 @@ class GraphMemStore(BaseStore):
                           created_at=item.created_at, updated_at=item.updated_at,
                           score=score)
 
-    def _scopes_under(self, prefix: tuple[str, ...]) -> list[str]:
-        top = self.scope(prefix)
-        below = self.mem.scopes(top + "/")
-        return ([top] if prefix and self.mem.count(scope=top) else []) + below
+    def _scopes_under(self, top: str) -> list[str]:
+        """`top` and the scopes below it that hold an item (one query for both)."""
+        return [s for s in self.mem.scopes(top) if s == top or s.startswith(top + "/")]
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        scopes = self._scopes_under(op.namespace_prefix)
+        top = self.scope(op.namespace_prefix)
+        scopes = self._scopes_under(top)
         if not scopes:
             return []
         want = op.offset + op.limit
@@ -247,9 +247,8 @@ class GraphMemStore(BaseStore):
         depth = want * FILTER_DEPTH if op.filter else want
         while True:
             depth = min(depth, MAX_TOP_K)
-            result = self.mem.recall(op.query, scope=self.scope(op.namespace_prefix),
-                                     layers=[s for s in scopes
-                                             if s != self.scope(op.namespace_prefix)],
+            result = self.mem.recall(op.query, scope=top,
+                                     layers=[s for s in scopes if s != top],
                                      layer_factor=1.0, top_k=depth)
             items = [self._found(h, score=h.score) for h in result.hits
                      if not h.metadata.get(UNINDEXED)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -106,7 +106,6 @@ class Candidate:
     has_context: bool = False
     prev_cosine: float | None = None
     prev_similarity: float | None = None
-    listed: bool = False  # in the vector or the text list (not only a next turn)
     relevance: float | None = None
     retention: float = 1.0
     layer: float = 1.0
@@ -120,9 +119,9 @@ class Candidate:
                 prev_cosine=row.get("prev_cosine"), prev_similarity=row.get("prev_similarity"))
         for r in row.get("ranks", []):
             if r["list"] == "vector":
-                c.vector_rank, c.listed = r["rank"], True
+                c.vector_rank = r["rank"]
             elif r["list"] == "text":
-                c.text_rank, c.bm25, c.listed = r["rank"], r["score"], True
+                c.text_rank, c.bm25 = r["rank"], r["score"]
             elif r["list"] == "context":
                 c.context_bm25 = r["score"]
         return c
@@ -332,7 +331,6 @@ class Ranked:
     cosine: float | None = None
     retention: float | None = None
     layer: float | None = None
-    path: list[dict[str, Any]] = field(default_factory=list)
 
 
 def final(pool: list[Candidate], merged: dict[Key, Reached],

@@ -362,9 +362,15 @@ def _vector_candidates(store: Store, name: str, params: dict[str, Any],
             if len(store.vector_depth) > DEPTH_KEYS:  # a long-lived server sees many filters
                 store.vector_depth.pop(next(iter(store.vector_depth)))
             return rows, trips
-        # Deep enough that this pass rate fills the list with a margin; none passed: scan.
-        depth = (math.ceil(depth * fetch / found * MARGIN) if found else deepest + 1)
+        # Deep enough that this pass rate fills the list; none passed: scan.
+        depth = _deeper(depth, fetch, found) if found else deepest + 1
         depth = min(depth, deepest + 1)
+
+
+def _deeper(depth: int, fetch: int, found: int) -> int:
+    """How deep to ask an index again whose first `depth` gave `found` of the `fetch`
+    wanted: as deep as that pass rate says fills the list, with a margin."""
+    return math.ceil(depth * fetch / found * MARGIN)
 
 
 def _text_lists(store: Store, row: dict[str, Any],
@@ -383,7 +389,7 @@ def _text_lists(store: Store, row: dict[str, Any],
         if not short or depth >= deepest:
             return {"text": row["text"], "context": row["context"]}, trips
         found = min(short)
-        depth = min(deepest, math.ceil(depth * fetch / found * MARGIN) if found else deepest)
+        depth = min(deepest, _deeper(depth, fetch, found) if found else deepest)
         row = store.read("recall/text_lists", **params, text_fetch=depth)[0]
         trips += 1
 
