@@ -1,39 +1,48 @@
-// recall/text_lists — the full-text lists of recall/candidates, asked on their own: they
-// need no query vector, so recall asks them while it embeds the query, and the server's
-// work overlaps the model's (docs/decisions.md, "Full text runs while the query embeds").
-// Each list holds at most $fetch memories that pass the filters (scope and visibility,
-// lifecycle, kind, metadata, written in [$since, $until)), best BM25 first, from the
-// index's best $text_fetch: when fewer pass while the index gave all it was asked for
-// (archived, private or other kinds crowding the top), the caller asks again, deeper.
-// The Lucene queries name their scopes themselves (scope_key), so other scopes cannot
-// crowd them.
-// Params: $text_index, $lucene: {text (over `text`, or null: no list), context (over
-//         `context`, or null)} (one map: a string's length keys a cached plan, as a
-//         list's size does), $fetch, $text_fetch, $scope, $layers, $lifecycles, $kinds,
+// recall/text_lists — the full-text matches of each scope recall searches, one search per
+// scope and field: they need no query vector, so recall asks them while it embeds the
+// query, and the server's work overlaps the model's (docs/decisions.md, "Full text runs
+// while the query embeds"). The Lucene query names its one scope (scope_key), so other
+// scopes cannot crowd it.
+// A scope of fewer than $small memories gives every match that passes the filters (scope
+// and visibility, lifecycle, kind, metadata, written in [$since, $until)) with the
+// searched field's text, and the count and total length of that field over every memory
+// of the scope that passes them: graphmem/read/keywords.py scores them by the scope's own
+// statistics (docs/decisions.md, "A scope's keyword scores are its own"). A bigger scope
+// gives Lucene's best $fetch that pass, from its best s.limit; when fewer pass while
+// Lucene gave all it was asked for, the caller asks that search again, deeper.
+// Params: $text_index, $searches (list of {list: 'text' or 'context', scope, q: the
+//         Lucene query, limit}), $small, $fetch, $scope, $layers, $lifecycles, $kinds,
 //         $filters, $since, $until.
-// Returns one row: text, context (lists of {id, scope, bm25}, best first; null where the
-//          query was null) and returned ({text, context}: what the index gave before
-//          filtering).
-CALL () {
-  UNWIND [x IN [{list: 'text', q: $lucene.text}, {list: 'context', q: $lucene.context}]
-          WHERE x.q IS NOT NULL] AS x
-  CALL (x) {
-    CALL db.index.fulltext.queryNodes($text_index, x.q, {limit: $text_fetch})
-      YIELD node, score
-    RETURN collect({node: node, score: score}) AS hits
-  }
-  RETURN x.list AS list, size(hits) AS returned, [h IN [h IN hits
-    WHERE (h.node.scope = $scope OR (h.node.scope IN $layers AND h.node.visibility = 'public'))
-      AND h.node.lifecycle IN $lifecycles AND ($kinds IS NULL OR h.node.kind IN $kinds)
-      AND all(f IN $filters WHERE h.node[f.key] IN f.values)
-      AND ($since IS NULL OR h.node.created_at >= $since)
-      AND ($until IS NULL OR h.node.created_at < $until)][..$fetch]
-    | {id: h.node.id, scope: h.node.scope, bm25: h.score}] AS found
+// Returns a row per search: list, scope, small, returned (what Lucene gave before
+//          filtering), found (list of {id, scope, bm25 (Lucene's), text (small only)},
+//          Lucene's best first), docs and chars (small only).
+UNWIND $searches AS s
+CALL (s) {
+  MATCH (n:Memory)
+  WHERE n.scope = s.scope
+  WITH n LIMIT $small
+  RETURN count(n) < $small AS small
 }
-WITH collect([list, found, returned]) AS lists
-RETURN CASE WHEN $lucene.text IS NULL THEN null
-            ELSE coalesce([l IN lists WHERE l[0] = 'text'][0][1], []) END AS text,
-       CASE WHEN $lucene.context IS NULL THEN null
-            ELSE coalesce([l IN lists WHERE l[0] = 'context'][0][1], []) END AS context,
-       {text: coalesce([l IN lists WHERE l[0] = 'text'][0][2], 0),
-        context: coalesce([l IN lists WHERE l[0] = 'context'][0][2], 0)} AS returned
+CALL (s, small) {
+  CALL db.index.fulltext.queryNodes($text_index, s.q,
+                                    {limit: CASE WHEN small THEN $small ELSE s.limit END})
+    YIELD node, score
+  WITH collect({n: node, s: score}) AS returned
+  CALL (returned, small, s) {
+    UNWIND returned AS x
+    WITH x.n AS n, x.s AS score
+    WHERE {{visible}}
+    RETURN collect({id: n.id, scope: n.scope, bm25: score,
+                    text: CASE WHEN small THEN n[s.list] END}) AS found
+  }
+  RETURN size(returned) AS returned, CASE WHEN small THEN found ELSE found[..$fetch] END AS found
+}
+CALL (s, small) {
+  WITH 1 AS on
+  WHERE small
+  MATCH (n:Memory)
+  WHERE n.scope = s.scope AND {{visible}} AND n[s.list] IS NOT NULL
+  RETURN count(n) AS docs, sum(size(n[s.list])) AS chars
+}
+RETURN s.list AS list, s.scope AS scope, small, returned, found,
+       CASE WHEN small THEN docs END AS docs, CASE WHEN small THEN chars END AS chars

@@ -6,22 +6,18 @@ lists — so no change can quietly fall below it."""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
 import numpy as np
 
 from graphmem.embed import Embedder
-from graphmem.read.retrieval import STOP_WORDS
-
-_WORD = re.compile(r"\w+")
-#: BM25's usual constants.
-K1, B = 1.2, 0.75
+from graphmem.read.keywords import K1, STOP_WORDS, B
+from graphmem.read.keywords import words as all_words
 
 
 def words(text: str) -> list[str]:
     """Lower-case words without stop words, as the reference indexes and queries them."""
-    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    return [w for w in all_words(text) if w not in STOP_WORDS]
 
 
 class PlainReference:

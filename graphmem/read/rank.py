@@ -48,7 +48,11 @@ def retention(memory: dict[str, Any], decay: dict[str, Curve], now: datetime) ->
     curve = decay.get(memory.get("kind") or "episodic")
     if curve is None:
         return 1.0
-    since = _or(memory.get("accessed"), memory["created"])
+    since = _or(memory.get("accessed"), memory.get("created"))
+    if since is None:
+        # Deleted while recall read it (a forget, a dropped scope): its properties read
+        # as null, and `recall/hits` will not find it to show.
+        return 1.0
     return retention_after(curve, (now.timestamp() * 1000 - since) / DAY_MS,
                            stability=_or(memory.get("stability"), 1.0),
                            importance=_or(memory.get("importance"), 0.5),

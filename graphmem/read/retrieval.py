@@ -21,7 +21,6 @@ Every recall reports where its time went and its round trips (`RecallResult.prof
 from __future__ import annotations
 
 import math
-import re
 import time
 from datetime import datetime
 from typing import Any
@@ -32,7 +31,7 @@ from graphmem.graph.model import KINDS
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
-from graphmem.read import budgets, rank, turns
+from graphmem.read import budgets, keywords, rank, turns
 from graphmem.read.rows import to_hit
 from graphmem.types import (
     MAX_QUERY_CHARS,
@@ -45,30 +44,12 @@ from graphmem.types import (
 from graphmem.write.extract import Extractor
 from graphmem.write.gates import shown
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_ALNUM = re.compile(r"[^\W_]", re.UNICODE)
-_LUCENE_OPERATORS = {"and", "or", "not", "to"}
-#: Lucene's English stop words and question words: the full-text index keeps stop words
-#: (Neo4j's default analyzer), so the query leaves them out or BM25 rewards "the".
-STOP_WORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
-    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
-    "these", "they", "this", "to", "was", "will", "with", "who", "whom", "whose", "what",
-    "when", "where", "which", "why", "how", "did", "does", "do", "i", "you", "he", "she",
-    "we", "me", "my", "your", "his", "her", "our", "has", "have", "had", "been"
-})
-
 
 def lucene_query(text: str, scopes: list[str] | None = None, field: str = "text") -> str | None:
     """The words of `text` as a Lucene OR-query over `field` (memory text, or a turn's
     context), required to be in one of `scopes` (a clause that adds nothing to the
     score); no syntax of the caller reaches Lucene."""
-    # A "word" of underscores alone is no word to Lucene's analyzer: searching it would
-    # leave the scope clause alone and match the whole scope.
-    words = [w.lower() for w in _WORD.findall(text) if _ALNUM.search(w)]
-    kept = [w for w in words if w not in _LUCENE_OPERATORS and w not in STOP_WORDS]
-    # A query of nothing but stop words still searches for them.
-    kept = kept or [w for w in words if w not in _LUCENE_OPERATORS]
+    kept = keywords.query_terms(text)
     if not kept:
         return None
     if field not in ("text", "context"):
@@ -122,15 +103,16 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     deep = opts.hops > 0 or opts.diverse or opts.turn_weight > 0
     fetch = max(opts.candidates, opts.top_k)
     pool_k = min(fetch, opts.top_k * opts.pool_factor) if deep else opts.top_k
-    lucene = lucene_query(query, scopes) if opts.mode in ("keyword", "hybrid") else None
-    context_lucene = (lucene_query(query, scopes, field="context")
-                      if opts.mode == "hybrid" and opts.context and opts.alpha is None
-                      else None)
+    fields = (["text"] if opts.mode in ("keyword", "hybrid") else []) + (
+        ["context"] if opts.mode == "hybrid" and opts.context and opts.alpha is None else [])
+    terms = keywords.query_terms(query)
+    searches = [{"list": f, "scope": s, "q": lucene_query(query, [s], field=f),
+                 "limit": fetch} for f in fields for s in dict.fromkeys(scopes)] if terms else []
     # The full-text lists need no vector: the server finds them while the query embeds.
     text_params = {**common, "text_index": FULLTEXT_INDEX, "fetch": fetch,
-                   "lucene": {"text": lucene, "context": context_lucene}}
-    texts = (store.submit("recall/text_lists", **text_params, text_fetch=fetch)
-             if lucene is not None else None)
+                   "small": keywords.SMALL_SCOPE, "searches": searches}
+    texts = (store.submit("recall/text_lists", **text_params)
+             if searches else None)
     vector = embedder.embed_query(query).tolist() if needs_vector else None
     profile.embed_ms = lap()
     named = query_entities(extractor, query, now, scopes) if opts.hops > 0 else []
@@ -147,7 +129,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     else:
         lists: dict[str, Any] = {"text": None, "context": None}
         if texts is not None:
-            lists, trips = _text_lists(store, texts.result()[0], text_params)
+            lists, trips = _text_lists(store, texts.result(), text_params, terms, fields)
             profile.round_trips += trips
         profile.text_ms = lap()
         use_vector = vector if opts.mode in ("vector", "hybrid") else None
@@ -373,25 +355,46 @@ def _deeper(depth: int, fetch: int, found: int) -> int:
     return math.ceil(depth * fetch / found * MARGIN)
 
 
-def _text_lists(store: Store, row: dict[str, Any],
-                params: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """The full-text lists of `recall/text_lists` (its first answer is `row`), each the
-    scope's true top `fetch`: a list that came back short although the index gave all it
-    was asked for (archived, private or other kinds crowding its top) is asked again as
-    deep as its pass rate says fills it (with a margin), up to MAX_DEPTH x `fetch`.
-    Returns the lists and the round trips."""
+def _text_lists(store: Store, rows: list[dict[str, Any]], params: dict[str, Any],
+                terms: list[str], fields: list[str]) -> tuple[dict[str, Any], int]:
+    """The full-text lists from `recall/text_lists`' rows (one per scope and field), each
+    the best `fetch` of its field over every scope searched, as {id, scope, bm25}.
+
+    A small scope's matches are scored by its own statistics (`keywords.bm25`). A big
+    scope's search that came back short although Lucene gave all it was asked for
+    (archived, private or other kinds crowding its top) is asked again as deep as its
+    pass rate says fills it (with a margin), up to MAX_DEPTH x `fetch`. Returns the lists
+    and the round trips."""
     fetch = params["fetch"]
-    depth, deepest, trips = fetch, fetch * MAX_DEPTH, 1
-    while True:
-        short = [len(row[name]) for name in ("text", "context")
-                 if row[name] is not None and len(row[name]) < fetch
-                 and row["returned"][name] >= depth]
-        if not short or depth >= deepest:
-            return {"text": row["text"], "context": row["context"]}, trips
-        found = min(short)
-        depth = min(deepest, _deeper(depth, fetch, found) if found else deepest)
-        row = store.read("recall/text_lists", **params, text_fetch=depth)[0]
+    deepest, trips = fetch * MAX_DEPTH, 1
+    found: dict[str, list[dict[str, Any]]] = {f: [] for f in fields}
+    while rows:
+        again = []
+        for row in rows:
+            search = next(s for s in params["searches"]
+                          if (s["list"], s["scope"]) == (row["list"], row["scope"]))
+            if row["small"]:
+                scores = keywords.bm25(terms, {h["id"]: h["text"] for h in row["found"]},
+                                       docs=row["docs"], chars=row["chars"])
+                found[row["list"]] += [{"id": i, "scope": row["scope"], "bm25": score}
+                                       for i, score in scores.items() if score > 0]
+            elif (len(row["found"]) < fetch and row["returned"] >= search["limit"]
+                  and search["limit"] < deepest):
+                passed = len(row["found"])
+                again.append({**search, "limit": min(deepest, _deeper(
+                    search["limit"], fetch, passed) if passed else deepest)})
+            else:
+                found[row["list"]] += [{k: h[k] for k in ("id", "scope", "bm25")}
+                                       for h in row["found"]]
+        if not again:
+            break
+        params = {**params, "searches": again}
+        rows = store.read("recall/text_lists", **params)
         trips += 1
+    lists: dict[str, Any] = {"text": None, "context": None}
+    for field, hits in found.items():
+        lists[field] = sorted(hits, key=lambda h: (-h["bm25"], h["scope"], h["id"]))[:fetch]
+    return lists, trips
 
 
 def query_entities(extractor: Extractor | None, query: str, now: datetime,

@@ -46,6 +46,9 @@ def test_retention_follows_the_kind_curve_and_last_access() -> None:
     assert old == pytest.approx(0.02 + 0.98 * 0.5)  # one semantic half-life
     assert rank.retention(memory("p", kind="procedural", days=999), SCORING.decay, NOW) == 1.0
     assert rank.retention(memory("x", kind="unknown", days=999), SCORING.decay, NOW) == 1.0
+    # A memory deleted while recall read it has null properties: neutral, not an error.
+    assert rank.retention({"id": None, "scope": None, "kind": None, "created": None},
+                          SCORING.decay, NOW) == 1.0
 
 
 def test_usefulness_moves_by_at_most_the_weight() -> None:

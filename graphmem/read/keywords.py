@@ -1,0 +1,82 @@
+"""Keyword relevance from the searched scope's own statistics (docs/decisions.md, "A
+scope's keyword scores are its own").
+
+Lucene keeps one full-text index for every scope, and its BM25 takes document
+frequencies and lengths over the whole index: another scope's writes would reorder this
+scope's results, and its scores would tell of other scopes' words. So Lucene only finds
+a scope's matches (its query names the scope), and BM25 is computed here over that
+scope's memories alone: N and the mean length of the scope's searched field, and each
+query word's document frequency among the scope's matches (a memory holding a query
+word matches the OR query, so the matches are all the documents that hold one).
+
+The words are Lucene's as near as a regular expression gets (its standard analyzer,
+which Neo4j's default keeps stop words in): lower-cased runs of letters and digits, each
+Han or Hiragana character a word of its own. A length is counted in characters, the
+same on the server (`size(text)`) and here, so the mean needs no tokenizer in Cypher.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+_IDEOGRAPHS = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+", re.UNICODE)
+_ALNUM = re.compile(r"[^\W_]", re.UNICODE)
+_LUCENE_OPERATORS = {"and", "or", "not", "to"}
+#: Lucene's English stop words and question words: the full-text index keeps stop words
+#: (Neo4j's default analyzer), so the query leaves them out or BM25 rewards "the".
+STOP_WORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with", "who", "whom", "whose", "what",
+    "when", "where", "which", "why", "how", "did", "does", "do", "i", "you", "he", "she",
+    "we", "me", "my", "your", "his", "her", "our", "has", "have", "had", "been"
+})
+#: A scope of fewer memories is scored here by its own statistics: all its matches and
+#: its field's length are read in the one round trip (a few milliseconds at this size).
+SMALL_SCOPE = 1000
+#: BM25's usual constants (Lucene's too).
+K1, B = 1.2, 0.75
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of `text`, stop words kept (as the index keeps them)."""
+    return _WORD.findall(text.lower())
+
+
+def query_terms(query: str) -> list[str]:
+    """The words a query searches for, once each: no stop words (unless it has nothing
+    else), nothing Lucene would read as an operator, no word of underscores alone."""
+    # A "word" of underscores alone is no word to Lucene's analyzer: searching it would
+    # leave the scope clause alone and match the whole scope.
+    found = [w for w in words(query) if _ALNUM.search(w) and w not in _LUCENE_OPERATORS]
+    kept = [w for w in found if w not in STOP_WORDS] or found
+    return list(dict.fromkeys(kept))
+
+
+def idf(docs: int, df: int) -> float:
+    """How rare a word is in a collection of `docs` documents, `df` of which hold it
+    (Lucene's BM25 idf, never negative)."""
+    return math.log(1 + (docs - df + 0.5) / (df + 0.5))
+
+
+def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int,
+         chars: int) -> dict[str, float]:
+    """The BM25 score of each match (key -> its text) for `terms`, over a collection of
+    `docs` documents of `chars` characters in all; a match holding none of the terms by
+    these words (Lucene's analyzer differs at the edges) scores 0."""
+    counted = {key: Counter(words(text)) for key, text in matches.items()}
+    terms = list(terms)
+    df = {t: sum(1 for c in counted.values() if t in c) for t in terms}
+    # The matches are part of the collection even if the collection's count lags them.
+    docs = max(docs, len(matches))
+    mean = chars / docs if docs and chars > 0 else 1.0
+    out = {}
+    for key, count in counted.items():
+        norm = K1 * (1 - B + B * len(matches[key]) / mean)
+        out[key] = sum(idf(docs, df[t]) * count[t] / (count[t] + norm)
+                       for t in terms if count[t])
+    return out
