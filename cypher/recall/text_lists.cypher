@@ -8,8 +8,9 @@
 // searched field's text, and the count and total length of that field over every memory
 // of the scope that passes them: graphmem/read/keywords.py scores them by the scope's own
 // statistics (docs/decisions.md, "A scope's keyword scores are its own"). A bigger scope
-// gives Lucene's best $fetch that pass, from its best s.limit; when fewer pass while
-// Lucene gave all it was asked for, the caller asks that search again, deeper.
+// is asked in the full-text index of its own (graph/scope_indexes.py), whose statistics
+// are its alone, and gives Lucene's best $fetch that pass, from its best s.limit; when
+// fewer pass while Lucene gave all it was asked for, the caller asks again, deeper.
 // Params: $text_index, $searches (list of {list: 'text' or 'context', scope, q: the
 //         Lucene query, limit}), $small, $fetch, $scope, $layers, $lifecycles, $kinds,
 //         $filters, $since, $until.
@@ -24,7 +25,9 @@ CALL (s) {
   RETURN count(n) < $small AS small
 }
 CALL (s, small) {
-  CALL db.index.fulltext.queryNodes($text_index, s.q,
+  OPTIONAL MATCH (own:Scope {name: s.scope})
+  WHERE own.text_index IS NOT NULL AND NOT small
+  CALL db.index.fulltext.queryNodes(coalesce(own.text_index, $text_index), s.q,
                                     {limit: CASE WHEN small THEN $small ELSE s.limit END})
     YIELD node, score
   WITH collect({n: node, s: score}) AS returned

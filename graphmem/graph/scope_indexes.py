@@ -1,5 +1,9 @@
-"""A vector index of its own for a big scope, on servers whose vector index cannot filter.
+"""Indexes of its own for a big scope: a full-text index (on both server lines), and a
+vector index on servers whose vector index cannot filter.
 
+A scope of at least OWN_INDEX_AT memories gets a full-text index over its own label, so
+that Lucene's BM25 for it counts its own memories alone (a smaller scope is scored from
+its own statistics in Python: docs/decisions.md, "A scope's keyword scores are its own").
 On Neo4j 5.26 the shared vector index returns a scope's neighbours among every scope's
 memories: a scope that is a tenth of the store is asked ten times deeper than its answer,
 and that search is most of a recall's time there. A scope of at least OWN_INDEX_AT
@@ -8,7 +12,7 @@ and a vector index on it, which recall and near-duplicate search ask instead
 (docs/decisions.md, "A big scope gets a vector index of its own"). Neo4j 2026 filters
 inside the shared index, so there it is never made.
 
-The switch never leaves a memory out: the scope's node names the label under the lock
+The switches never leave a memory out: the scope's node names the label under the lock
 every writer of the scope takes first (`fragments/scope_lock`), the memories written
 before are labelled, the index is built, and only then does the node name the index.
 """
@@ -16,10 +20,11 @@ before are labelled, the index is built, and only then does the node name the in
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from graphmem.errors import Neo4jRefused
 from graphmem.graph.schema import indexes, scope_key
-from graphmem.graph.store import Store
+from graphmem.graph.store import SCOPE_LABEL, Store
 
 #: A scope with this many memories written gets its own index (where the server needs
 #: one): a smaller one is scanned exactly, or its neighbours are found at a modest depth.
@@ -30,18 +35,22 @@ MAX_SHARE = 0.5
 #: How long making an index may wait for the server to build it.
 BUILD_SECONDS = 900
 #: The only labels and index names this module passes to the server.
-_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
-_NAME = re.compile(r"memory_vector_[0-9a-f]{24}")
+_NAME = re.compile(r"memory_(vector|text)_[0-9a-f]{24}")
 
 
 def label(scope: str) -> str:
     """The label the memories of `scope` carry once it has its own vector index."""
-    return _checked(_LABEL, "Scope_" + scope_key(scope)[1:])
+    return _checked(SCOPE_LABEL, "Scope_" + scope_key(scope)[1:])
 
 
 def index_name(scope: str) -> str:
     """The name of the vector index of `scope`'s own."""
     return _checked(_NAME, "memory_vector_" + scope_key(scope)[1:])
+
+
+def text_index_name(scope: str) -> str:
+    """The name of the full-text index of `scope`'s own."""
+    return _checked(_NAME, "memory_text_" + scope_key(scope)[1:])
 
 
 def _checked(pattern: re.Pattern[str], value: str) -> str:
@@ -59,16 +68,25 @@ def due(store: Store) -> list[str]:
             store.read("admin/scopes_due_index", at=OWN_INDEX_AT, share=MAX_SHARE)]
 
 
-def make(store: Store, scope: str, dimensions: int) -> str:
-    """Give `scope` its own vector index (idempotent, and resumable if a run stopped
-    half-way); returns the index's name once recall may use it."""
-    own, name = label(scope), index_name(scope)
+def due_text(store: Store) -> list[str]:
+    """The scopes that should have their own full-text index and have none ready yet."""
+    return [r["scope"] for r in store.read("admin/scopes_due_text_index", at=OWN_INDEX_AT)]
+
+
+def _label(store: Store, scope: str) -> str:
+    """Give every memory of `scope`, and every one written from now on, its own label."""
+    own = label(scope)
     store.write("admin/scope_label", scope=scope, label=own)
     store.autocommit("admin/label_scope", scope=scope, label=own)
+    return own
+
+
+def _create(store: Store, name: str, query: str, **params: Any) -> None:
+    """Create index `name` with the named query unless it exists, and wait until it is
+    online."""
     if all(i.name != name for i in indexes(store)):
         try:
-            store.autocommit("admin/scope_vector_index", index=name, label=own,
-                             dimensions=dimensions)
+            store.autocommit(query, index=name, **params)
         except Neo4jRefused:
             # Two writers that made the scope due at once both asked for its index: one
             # made it, and the other's request is refused as a duplicate. Only an index
@@ -76,6 +94,13 @@ def make(store: Store, scope: str, dimensions: int) -> str:
             if all(i.name != name for i in indexes(store)):
                 raise
     store.autocommit("admin/await_index", index=name, seconds=BUILD_SECONDS)
+
+
+def make(store: Store, scope: str, dimensions: int) -> str:
+    """Give `scope` its own vector index (idempotent, and resumable if a run stopped
+    half-way); returns the index's name once recall may use it."""
+    own, name = _label(store, scope), index_name(scope)
+    _create(store, name, "admin/scope_vector_index", label=own, dimensions=dimensions)
     store.write("admin/scope_index_ready", scope=scope, index=name)
     # Depths remembered for the shared index are far deeper than this one needs.
     for key in [k for k in store.vector_depth if k[0] == scope]:
@@ -83,17 +108,32 @@ def make(store: Store, scope: str, dimensions: int) -> str:
     return name
 
 
+def make_text(store: Store, scope: str) -> str:
+    """Give `scope` its own full-text index (idempotent, resumable); returns its name once
+    recall may use it."""
+    name = text_index_name(scope)
+    # The label goes into the command's text (checked by the store): CREATE FULLTEXT
+    # INDEX cannot take it as a parameter.
+    _create(store, name, "admin/scope_text_index", own_label=_label(store, scope))
+    store.write("admin/scope_text_index_ready", scope=scope, index=name)
+    return name
+
+
 def ensure(store: Store, dimensions: int) -> list[str]:
-    """Give every scope that is due one its own vector index; returns those scopes."""
-    made = due(store)
-    for scope in made:
+    """Give every scope that is due one its own vector and full-text indexes; returns
+    those scopes."""
+    vector, text = due(store), due_text(store)
+    for scope in vector:
         make(store, scope, dimensions)
-    return made
+    for scope in text:
+        make_text(store, scope)
+    return list(dict.fromkeys(vector + text))
 
 
 def forget(store: Store, scope: str) -> None:
-    """Remove `scope`'s node, and its own vector index if it has one (when the scope is
+    """Remove `scope`'s node, and its own indexes if it has any (when the scope is
     dropped)."""
     rows = store.write("admin/delete_scope_node", scope=scope)
     if rows and rows[0]["own"]:
         store.autocommit("admin/drop_index", index=index_name(scope))
+        store.autocommit("admin/drop_index", index=text_index_name(scope))

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, LiteralString, TypeVar, cast
 
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
@@ -37,6 +37,8 @@ T = TypeVar("T")
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
 AUTOCOMMIT_ATTEMPTS = 3
+#: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
+SCOPE_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
 
 #: Driver error codes that mean "a concurrent writer got there first": running the same
 #: work again, deciding afresh, succeeds.
@@ -296,17 +298,25 @@ class Store:
             finally:
                 holder.close()
 
-    def autocommit(self, name: str, **params: Any) -> list[dict[str, Any]]:
+    def autocommit(self, name: str, *, own_label: str | None = None,
+                   **params: Any) -> list[dict[str, Any]]:
         """Run a named query in an auto-commit transaction (needed for CALL … IN
         TRANSACTIONS). Every such query is idempotent (it selects only what still needs
         its change), so a transient failure, such as a deadlock with a concurrent writer,
-        is retried: what the failed attempt committed is then not in the returned count."""
+        is retried: what the failed attempt committed is then not in the returned count.
+        `own_label` is a scope's own label for a command that cannot take it as a
+        parameter (CREATE FULLTEXT INDEX): checked, then written where the query says
+        Scope_LABEL."""
+        text = query(name, self.variant)
+        if own_label is not None:
+            if not SCOPE_LABEL.fullmatch(own_label) or "Scope_LABEL" not in text:
+                raise ValueError(f"{own_label!r} is not a scope label, or {name} takes none")
+            text = cast(LiteralString, text.replace("Scope_LABEL", own_label))
         with translate_errors(self.settings):
             for attempt in range(AUTOCOMMIT_ATTEMPTS):
                 try:
                     with self.driver.session(database=self.database) as session:
-                        return [r.data() for r in session.run(query(name, self.variant),
-                                                              params)]
+                        return [r.data() for r in session.run(text, params)]
                 except nx.TransientError as e:
                     if not e.is_retryable() or attempt == AUTOCOMMIT_ATTEMPTS - 1:
                         raise

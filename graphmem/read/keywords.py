@@ -22,6 +22,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from graphmem.graph.scope_indexes import OWN_INDEX_AT
+
 _IDEOGRAPHS = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+", re.UNICODE)
 _ALNUM = re.compile(r"[^\W_]", re.UNICODE)
@@ -36,8 +38,9 @@ STOP_WORDS = frozenset({
     "we", "me", "my", "your", "his", "her", "our", "has", "have", "had", "been"
 })
 #: A scope of fewer memories is scored here by its own statistics: all its matches and
-#: its field's length are read in the one round trip (a few milliseconds at this size).
-SMALL_SCOPE = 1000
+#: its field's length are read in the one round trip (a few milliseconds at this size);
+#: from this size on it has a full-text index of its own.
+SMALL_SCOPE = OWN_INDEX_AT
 #: BM25's usual constants (Lucene's too).
 K1, B = 1.2, 0.75
 

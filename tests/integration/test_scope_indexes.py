@@ -1,5 +1,6 @@
-"""A big scope's own vector index (Neo4j 5.26, whose shared index cannot filter): made
-when due, never leaving a memory out, asked by recall, and gone with the scope."""
+"""A big scope's own indexes — full-text on both lines, vector on Neo4j 5.26 (whose shared
+index cannot filter): made when due, never leaving a memory out, asked by recall, and
+gone with the scope."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 from graphmem.api import GraphMem
 from graphmem.graph import scope_indexes
 from graphmem.graph.schema import indexes
-from graphmem.graph.store import Store
-from graphmem.read import retrieval
+from graphmem.graph.store import SCOPE_LABEL, Store
+from graphmem.read import keywords, retrieval
 
 
 def state(store: Store, scope: str) -> dict:
@@ -42,15 +43,17 @@ def test_a_due_scope_gets_its_own_index_and_writes_after_it_carry_the_label(
     monkeypatch.setattr(retrieval, "SCAN_BELOW", 0)  # the index's path, not a scan
     crowd = scope + "-crowd"
     # At this threshold other tests' scopes on the server would be due too: not here.
-    due = scope_indexes.due
-    monkeypatch.setattr(scope_indexes, "due",
-                        lambda store: [s for s in due(store) if s.startswith(scope)])
+    for name in ("due", "due_text"):
+        due = getattr(scope_indexes, name)
+        monkeypatch.setattr(scope_indexes, name, lambda store, due=due: [
+            s for s in due(store) if s.startswith(scope)])
     try:
         mem.remember(notes("c", 30), scope=crowd)  # another scope in the shared index
         mem.remember(notes("n", 10))  # not yet due: under OWN_INDEX_AT
         assert state(store, scope)["vector_index"] is None
         mem.remember(notes("n", 4, start=10))  # due; the write itself makes the index
         found = state(store, scope)
+        assert found["text_index"] == scope_indexes.text_index_name(scope)  # both lines
         if store.variant == "search":  # Neo4j 2026 filters inside the shared index
             assert found["vector_index"] is None and scope not in scope_indexes.due(store)
             return
@@ -76,16 +79,41 @@ def test_a_due_scope_gets_its_own_index_and_writes_after_it_carry_the_label(
         mem.drop_scope(crowd)
 
 
-def test_dropping_a_scope_drops_its_own_index(mem: GraphMem, store: Store,
-                                              scope: str) -> None:
-    if store.variant == "search":
-        pytest.skip("Neo4j 2026 makes no scope indexes")
+def test_dropping_a_scope_drops_its_own_indexes(mem: GraphMem, store: Store,
+                                                scope: str) -> None:
     mem.remember(notes("n", 6))
-    name = scope_indexes.make(store, scope, mem.embedder.dimensions)
-    assert exists(store, name)
+    names = [scope_indexes.make_text(store, scope)]
+    if store.variant != "search":  # Neo4j 2026 makes no vector index of a scope's own
+        names.append(scope_indexes.make(store, scope, mem.embedder.dimensions))
+    assert all(exists(store, name) for name in names)
     assert state(store, scope)["labelled"] == 6
     assert mem.drop_scope(scope) == 6
-    assert not exists(store, name) and not state(store, scope)
+    assert not any(exists(store, name) for name in names) and not state(store, scope)
+
+
+def test_a_big_scopes_keyword_scores_are_its_own(
+        mem: GraphMem, store: Store, scope: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A big scope (here: from 12 memories) is asked in its own full-text index, whose
+    # statistics another scope's writes cannot move.
+    monkeypatch.setattr(keywords, "SMALL_SCOPE", 12)
+    mem.remember(notes("n", 20))
+    scope_indexes.make_text(store, scope)
+    fixed = mem.at(mem.now())
+
+    def asked() -> list[tuple[str, float]]:
+        hits = fixed.recall("harbour ferry chess costs", mode="keyword", hops=0,
+                            reinforce=False).hits
+        return [(h.id, h.score) for h in hits]
+
+    before = asked()
+    crowd = scope + "-crowd"
+    try:
+        mem.remember([{"id": f"c{i}", "text": f"The harbour ferry {i} and the harbour"}
+                      for i in range(40)], scope=crowd)
+        assert asked() == before and len(before) == 10
+    finally:
+        mem.drop_scope(crowd)
+        fixed.close()
 
 
 def test_making_an_index_again_resumes_and_changes_nothing(mem: GraphMem, store: Store,
@@ -105,4 +133,12 @@ def test_labels_and_index_names_are_checked_before_they_reach_the_server() -> No
     assert scope_indexes.label("a scope") == "Scope_" + scope_indexes.index_name(
         "a scope").removeprefix("memory_vector_")
     with pytest.raises(ValueError):
-        scope_indexes._checked(scope_indexes._LABEL, "Scope_x`) DETACH DELETE (n")
+        scope_indexes._checked(SCOPE_LABEL, "Scope_x`) DETACH DELETE (n")
+
+
+def test_a_label_is_checked_before_it_is_written_into_a_command(store: Store) -> None:
+    with pytest.raises(ValueError):
+        store.autocommit("admin/scope_text_index", own_label="Scope_x) DETACH DELETE (n",
+                         index="memory_text_" + "0" * 24)
+    with pytest.raises(ValueError):  # a query that names no label takes none
+        store.autocommit("admin/drop_index", own_label=scope_indexes.label("a"), index="x")
