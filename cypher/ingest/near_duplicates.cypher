@@ -1,14 +1,35 @@
 // ingest/near_duplicates — for each new text, active memories of the same scope and kind
-// whose embedding is at least $min_score similar (the index's score, (1 + cosine) / 2).
-// The vector index cannot filter, so it is asked for $fetch neighbours per row: the
-// scope's own index when it has one (graph/scope_indexes.py), else the shared one.
-// Params: $index (vector index name), $fetch (int), $scope (string), $min_score (float),
-//         $rows: list of {i (int), kind (string), embedding (list of float)}.
+// whose embedding is at least $min_score similar ((1 + cosine) / 2, as the index and
+// vector.similarity.cosine report it). A scope of fewer than $scan_below memories is
+// compared exactly, memory by memory: other scopes holding the same texts would fill the
+// index's $fetch nearest (5.26's index cannot filter), and what is a duplicate must not
+// depend on other scopes. A bigger scope asks the index for $fetch neighbours per row:
+// its own index when it has one (graph/scope_indexes.py), else the shared one.
+// Params: $index (vector index name), $fetch (int), $scan_below (int), $scope (string),
+//         $min_score (float), $rows: list of {i (int), kind (string),
+//         embedding (list of float)}.
 // Returns: i, id, score, confidence, sessions — best first per i.
+CALL () {
+  MATCH (n:Memory)
+  WHERE n.scope = $scope
+  WITH n LIMIT $scan_below
+  RETURN count(n) < $scan_below AS scan
+}
 OPTIONAL MATCH (own:Scope {name: $scope})
-WITH coalesce(own.vector_index, $index) AS index
+WITH scan, coalesce(own.vector_index, $index) AS index
 UNWIND $rows AS r
-CALL db.index.vector.queryNodes(index, $fetch, r.embedding) YIELD node, score
+CALL (r, scan, index) {
+  WITH 1 AS on
+  WHERE NOT scan
+  CALL db.index.vector.queryNodes(index, $fetch, r.embedding) YIELD node, score
+  RETURN node, score
+  UNION ALL
+  WITH 1 AS on
+  WHERE scan
+  MATCH (node:Memory {scope: $scope})
+  WHERE node.kind = r.kind AND node.lifecycle = 'active' AND node.embedding IS NOT NULL
+  RETURN node, vector.similarity.cosine(node.embedding, r.embedding) AS score
+}
 WITH r, node, score
 WHERE score >= $min_score AND node.scope = $scope AND node.kind = r.kind
   AND node.lifecycle = 'active'

@@ -26,6 +26,11 @@ from graphmem.errors import Neo4jRefused
 from graphmem.graph.schema import indexes, scope_key
 from graphmem.graph.store import SCOPE_LABEL, Store
 
+#: A scope (with its layers) of fewer memories is scanned exactly instead of asking the
+#: vector index, by recall and by the write path's near-duplicate search: a scan of 500
+#: costs about what the index costs at 100k, and its answer owes nothing to other scopes
+#: (docs/decisions.md, "Small scopes are scanned").
+SCAN_BELOW = 500
 #: A scope with this many memories written gets its own index (where the server needs
 #: one): a smaller one is scanned exactly, or its neighbours are found at a modest depth.
 OWN_INDEX_AT = 1000

@@ -29,6 +29,7 @@ from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.graph.model import KINDS
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
+from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import budgets, keywords, rank, turns
@@ -287,10 +288,6 @@ class _Laps:
         return round(took, 2)
 
 
-#: A scope (with its layers) of fewer memories is scanned exactly instead of asking the
-#: vector index, in the same round trip: a scan of 500 costs about what the index costs
-#: at 100k (docs/decisions.md, "Small scopes are scanned").
-SCAN_BELOW = 500
 #: Exact recall ranks the newest this many matches (every match is equally relevant).
 EXACT_DEPTH = 1000
 #: Recalls that reuse the vector depth another needed before starting from the top again.

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.graph.schema import VECTOR_INDEX
+from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Tx, run
 from graphmem.write.plan import Row, WriteOptions
 
@@ -66,7 +67,8 @@ def decide(tx: Tx, rows: list[Row], opts: WriteOptions, conf: Confirmations,
     if need_vector:
         min_score = (1.0 + opts.dedup_threshold) / 2.0  # the index reports (1 + cos) / 2
         found = run(tx, "ingest/near_duplicates", variant=variant, index=VECTOR_INDEX,
-                    fetch=DEDUP_FETCH, scope=opts.scope, min_score=min_score,
+                    fetch=DEDUP_FETCH, scan_below=SCAN_BELOW, scope=opts.scope,
+                    min_score=min_score,
                     rows=[{"i": r.index, "kind": r.props["kind"],
                            "embedding": r.embedded.tolist()} for r in need_vector])
         for hit in found:

@@ -75,3 +75,23 @@ def test_another_scopes_writes_leave_a_scopes_recall_as_it_was(
     finally:
         for s in (a, b, reader):
             gm.drop_scope(s)
+
+
+def test_a_near_duplicate_is_found_however_many_scopes_hold_the_same_text(
+        gm: GraphMem) -> None:
+    # Twelve other scopes hold the very text: on 5.26 they are all the shared index's
+    # nearest neighbours, more than the write path asks it for.
+    text = "The ferry to the island leaves at nine every morning."
+    near = "The ferry to the island leaves at 9 every morning."
+    others = [f"test:iso-{uuid.uuid4().hex[:10]}" for _ in range(12)]
+    own = f"test:iso-{uuid.uuid4().hex[:10]}"
+    try:
+        for other in others:
+            gm.remember(text, scope=other, signal_gate=False)
+        gm.remember({"id": "ferry", "text": text}, scope=own, signal_gate=False)
+        report = gm.remember(near, scope=own, signal_gate=False)
+        assert [(o.status, o.id) for o in report.outcomes] == [("confirmed", "ferry")]
+        assert gm.count(scope=own) == 1
+    finally:
+        for s in [*others, own]:
+            gm.drop_scope(s)
