@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ from graphmem.read import context, reinforcement, retrieval
 from graphmem.read.context import Context
 from graphmem.read.find import entities, find, recent, scopes_under, session_turns
 from graphmem.read.reinforcement import Reinforcer
+from graphmem.service import tokens
 from graphmem.settings import Settings, load_settings, valid_scope
 from graphmem.types import (
     SESSION_NAME,
@@ -74,6 +76,7 @@ class GraphMem:
         self._reinforce_every = reinforce_every
         self._extractor: Extractor | None = None
         self._reinforcer: Reinforcer | None = None
+        self._reinforcer_made = threading.Lock()  # a service recalls from many threads
 
     def __enter__(self) -> GraphMem:
         return self
@@ -341,8 +344,9 @@ class GraphMem:
                                   options=opts, extractor=self.extractor)
         if opts.reinforce and (item := reinforcement.plan(result.hits, scope=target, now=now,
                                                           opts=opts, embedder=self.embedder)):
-            if self._reinforcer is None:
-                self._reinforcer = Reinforcer(self._db, interval=self._reinforce_every)
+            with self._reinforcer_made:
+                if self._reinforcer is None:
+                    self._reinforcer = Reinforcer(self._db, interval=self._reinforce_every)
             self._reinforcer.submit(item)
         return result
 
@@ -449,6 +453,28 @@ class GraphMem:
             raise InputError("top must be 1-200 and max-tokens 50-100000", field="top")
         return context.build(self._db, self._scope(scope),
                              self.now(), top=top, max_tokens=max_tokens)
+
+    def token_create(self, *, name: str, scopes: list[str],
+                     read_only: bool = False) -> tokens.NewToken:
+        """Make a service token for `scopes` (shown once; only its hash is kept)."""
+        return tokens.create(self._db, name=name, scopes=scopes, read_only=read_only,
+                             now=self.now())
+
+    def token_grant(self, token: str) -> tokens.Grant | None:
+        """What a service token may do, or None if it is unknown or revoked."""
+        return tokens.grant(self._db, token)
+
+    def tokens(self) -> list[tokens.TokenInfo]:
+        """Every service token (never a secret), oldest first."""
+        return tokens.listed(self._db)
+
+    def token_revoke(self, token_id: str) -> None:
+        """Revoke a service token by id, from the next request on."""
+        tokens.revoke(self._db, token_id, now=self.now())
+
+    def live_tokens(self) -> int:
+        """How many service tokens are live."""
+        return tokens.live(self._db)
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""

@@ -219,16 +219,7 @@ def serve(mem: GraphMem, transport: str = "stdio", *, host: str = HTTP_HOST,
 
 
 def _serve_http(server: MCPServer, host: str, port: int) -> None:
-    """Run the streamable-HTTP app under uvicorn with its logs on stderr (stdout is for
-    results)."""
-    import copy
+    """Run the streamable-HTTP app under uvicorn, its logs on stderr."""
+    from graphmem.service import http
 
-    import uvicorn
-    from uvicorn.config import LOGGING_CONFIG
-
-    logs = copy.deepcopy(LOGGING_CONFIG)
-    for handler in logs["handlers"].values():
-        handler["stream"] = "ext://sys.stderr"
-    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=logs,
-                                  log_level="warning")).run()
+    http.run(server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host), host, port)

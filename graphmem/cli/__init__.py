@@ -19,6 +19,7 @@ from graphmem.cli import demo as demo_cmd
 from graphmem.cli import maintain as maintain_cmd
 from graphmem.cli import packs as packs_cmd
 from graphmem.cli import server as server_cmd
+from graphmem.cli import service as service_cmd
 from graphmem.cli.output import (
     AllowForgottenOpt,
     JsonOpt,
@@ -64,6 +65,8 @@ def root(version: Annotated[bool, typer.Option(
 
 app.add_typer(server_cmd.app, name="server")
 app.add_typer(bench_cmd.app, name="bench")
+app.add_typer(service_cmd.token_app, name="token")
+app.command("serve")(service_cmd.serve)
 app.command("demo")(demo_cmd.demo)
 
 

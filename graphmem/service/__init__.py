@@ -1,0 +1,1 @@
+"""The HTTP service: tokens that map to scopes (tokens) and the app (app)."""

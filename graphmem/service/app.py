@@ -1,0 +1,340 @@
+"""`graphmem serve`: one memory for many agents over HTTP, with tokens that map to scopes
+(docs/service.md).
+
+Every `/v1` endpoint takes `Authorization: Bearer <token>`; a token may use only the
+scopes it names (the first is its default), and a read-only token may not write. The
+scope of a request — its `scope`, each of its `layers`, each record's own `scope` — is
+checked before anything reaches the store, and every store call is made with that scope,
+so an id, an entity or a link of another scope is simply not there (404, or absent from
+a result). Errors are JSON, `{"error": <the CLI's one-line message>}`, with the HTTP code
+of their kind; never a traceback. FastAPI writes the OpenAPI docs at `/docs`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graphmem.api import GraphMem
+from graphmem.errors import (
+    EnvironmentProblem,
+    GraphmemError,
+    InputError,
+    NotFoundError,
+    invalid,
+)
+from graphmem.service import tokens
+from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
+
+
+class Limits(BaseModel):
+    """What one request and one token may ask of the service."""
+
+    max_body_bytes: int = Field(1_000_000, ge=1_000)
+    max_batch: int = Field(1_000, ge=1)
+    #: Requests per second per token, and the burst a token may spend at once.
+    rate: float = Field(50.0, gt=0)
+    burst: int = Field(100, ge=1)
+
+
+class ServiceError(Exception):
+    """A refusal with its HTTP status (401, 403, 413, 429)."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+class _Buckets:
+    """A token bucket per token id: `rate` a second, up to `burst` (this replica's)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._state: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """Spend one request of `key`; 0 if allowed, else the seconds until one is."""
+        with self._lock:
+            now = time.monotonic()
+            level, then = self._state.get(key, (float(self.burst), now))
+            level = min(float(self.burst), level + (now - then) * self.rate)
+            if level < 1.0:
+                self._state[key] = (level, now)
+                return (1.0 - level) / self.rate
+            self._state[key] = (level - 1.0, now)
+            return 0.0
+
+
+# --- request bodies -----------------------------------------------------------------
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    scope: str | None = None
+
+
+class RememberBody(_Body):
+    """One text, or records (MemoryIn fields), stored as one all-or-nothing batch."""
+
+    text: str | None = None
+    records: list[dict[str, Any]] | None = None
+    session: str | None = None
+    kind: str | None = None
+    visibility: str | None = None
+
+
+class RecallBody(_Body):
+    """A query and any RecallOptions field (mode, top_k, hops, layers, filters, …)."""
+
+    query: str = Field(max_length=MAX_QUERY_CHARS)
+    options: dict[str, Any] = {}
+
+
+class UpdateBody(_Body):
+    """A memory's new text, kind, importance, tags or metadata."""
+
+    id: str
+    text: str | None = None
+    kind: str | None = None
+    importance: float | None = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class ForgetBody(_Body):
+    """Archive a memory (soft), or delete it for good (hard)."""
+
+    id: str
+    hard: bool = False
+
+
+class FeedbackBody(_Body):
+    """A recalled memory helped (used: an echo) or did not (a fizzle)."""
+
+    id: str
+    used: bool
+
+
+# --- the app --------------------------------------------------------------------------
+
+
+def _grant(request: Request) -> tokens.Grant:
+    """The request's token, checked (401) and within its rate (429)."""
+    state = request.app.state
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not value:
+        raise ServiceError(401, "send Authorization: Bearer <token>",
+                           {"WWW-Authenticate": "Bearer"})
+    found = state.mem.token_grant(value.strip())
+    if found is None:
+        raise ServiceError(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})
+    wait = state.buckets.take(found.id)
+    if wait > 0:
+        raise ServiceError(429, f"more than {state.limits.rate:g} requests a second",
+                           {"Retry-After": str(math.ceil(wait))})
+    return found
+
+
+Granted = Annotated[tokens.Grant, Depends(_grant)]
+
+
+
+def create_app(mem: GraphMem, limits: Limits | None = None) -> FastAPI:
+    """The service's ASGI app over `mem` (closed, and its reinforcement flushed, when the
+    app shuts down)."""
+    limits = limits or Limits()
+    buckets = _Buckets(limits.rate, limits.burst)
+    lock = threading.Lock()  # GraphMem's facade is shared by the worker threads
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> Any:
+        yield
+        mem.close()
+
+    app = FastAPI(title="graphmem", version="0.1.0", lifespan=lifespan,
+                  description="Associative long-term memory for agents, on Neo4j.")
+    app.state.mem, app.state.limits, app.state.buckets = mem, limits, buckets
+    app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)
+    _errors(app)
+
+    def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
+        if write and g.read_only:
+            raise ServiceError(403, "this token may only read")
+        chosen = scope or g.scopes[0]
+        if chosen not in g.scopes:
+            raise ServiceError(403, f"this token may not use scope {chosen!r}")
+        return chosen
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, bool]:
+        """The process answers."""
+        return {"ok": True}
+
+    @app.get("/readyz")
+    def readyz() -> JSONResponse:
+        """Neo4j answers and every index is online (503 otherwise)."""
+        report = mem.doctor()
+        ready = report.ok
+        return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
+
+    @app.post("/v1/remember")
+    def remember(body: RememberBody, g: Granted) -> WriteReport:
+        """Store one text or a batch of records (all or nothing)."""
+        scope = scope_of(g, body.scope, write=True)
+        if (body.text is None) == (body.records is None):
+            raise InputError("give text or records", field="text")
+        if body.records is not None and len(body.records) > limits.max_batch:
+            raise ServiceError(413, f"{len(body.records)} records; at most "
+                                    f"{limits.max_batch} a request")
+        records: list[Any] = [body.text] if body.text is not None else body.records or []
+        for i, r in enumerate(records):
+            if isinstance(r, dict) and r.get("scope") is not None:
+                scope_of(g, str(r["scope"]), write=True)
+                if r["scope"] != scope:
+                    raise InputError("a record's scope must be the request's",
+                                     field=f"records.{i}.scope")
+        with lock:
+            return mem.remember(records, scope=scope, session=body.session, kind=body.kind,
+                                visibility=body.visibility, source="<http>")
+
+    @app.post("/v1/recall")
+    def recall(body: RecallBody, g: Granted) -> RecallResult:
+        """The memories of the scope (and its permitted layers) that best answer a query."""
+        scope = scope_of(g, body.scope)
+        options = dict(body.options)
+        if "decay" in options:
+            raise InputError("decay is the service's configuration", field="options.decay")
+        for layer in options.get("layers") or []:
+            scope_of(g, str(layer))
+        return mem.recall(body.query, scope=scope, **options)
+
+    @app.post("/v1/update")
+    def update(body: UpdateBody, g: Granted) -> WriteReport:
+        """Change a memory in place (a new text keeps the old as a version)."""
+        scope = scope_of(g, body.scope, write=True)
+        with lock:
+            return mem.update(body.id, scope=scope, text=body.text, kind=body.kind,
+                              importance=body.importance, tags=body.tags,
+                              metadata=body.metadata)
+
+    @app.post("/v1/forget")
+    def forget(body: ForgetBody, g: Granted) -> dict[str, Any]:
+        """Archive a memory, or delete it for good."""
+        scope = scope_of(g, body.scope, write=True)
+        with lock:
+            return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
+
+    @app.post("/v1/feedback")
+    def feedback(body: FeedbackBody, g: Granted) -> dict[str, Any]:
+        """Tell the memory a recalled memory helped, or did not."""
+        scope = scope_of(g, body.scope, write=True)
+        return mem.feedback(body.id, used=body.used, scope=scope).model_dump(mode="json")
+
+    @app.get("/v1/entities")
+    def entities(g: Granted, scope: str | None = None, limit: int = 50) -> list[Any]:
+        """What the scope's memories name, most mentioned first."""
+        return [e.model_dump(mode="json")
+                for e in mem.entities(scope=scope_of(g, scope), limit=limit)]
+
+    @app.get("/v1/session")
+    def session(g: Granted, session: str, scope: str | None = None,
+                last: int = 20) -> list[Any]:
+        """A conversation's last turns, in order."""
+        return [m.model_dump(mode="json") for m in
+                mem.session_turns(session, scope=scope_of(g, scope), last=last)]
+
+    @app.get("/v1/context")
+    def context(g: Granted, scope: str | None = None, top: int = 20,
+                max_tokens: int = 600) -> dict[str, Any]:
+        """The tiered load: L0 (counts per kind) and L1 (the best memories, budgeted)."""
+        return mem.context(scope=scope_of(g, scope), top=top,
+                           max_tokens=max_tokens).model_dump(mode="json")
+
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    """Every error as `{"error": one line}` with the status of its kind."""
+
+    def reply(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+    @app.exception_handler(ServiceError)
+    async def refused(_: Request, e: ServiceError) -> JSONResponse:
+        return reply(e.status, e.message, e.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(_: Request, e: RequestValidationError) -> JSONResponse:
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err["loc"] if p != "body") or "body"
+        message = {"missing": "missing", "extra_forbidden": "unknown field"}.get(
+            err["type"], err["msg"])
+        return reply(400, f"field {where!r}: {message}")
+
+    @app.exception_handler(ValidationError)
+    async def invalid_model(_: Request, e: ValidationError) -> JSONResponse:
+        return reply(400, invalid(e).one_line())
+
+    @app.exception_handler(GraphmemError)
+    async def graphmem_error(_: Request, e: GraphmemError) -> JSONResponse:
+        if isinstance(e, EnvironmentProblem):
+            return reply(503, f"memory store unavailable: {e.one_line()}")
+        return reply(404 if isinstance(e, NotFoundError) else 400, e.one_line())
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, e: Exception) -> JSONResponse:
+        return reply(500, f"internal error ({type(e).__name__})")
+
+
+class _BodyLimit:
+    """Refuse a request body over `limit` bytes with 413, declared or streamed."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
+                       send: Callable[..., Awaitable[None]]) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await _too_large(self.limit, send)
+            return
+        seen = 0
+
+        async def counted() -> Any:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _TooLarge:
+            await _too_large(self.limit, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _too_large(limit: int, send: Callable[..., Awaitable[None]]) -> None:
+    body = json.dumps({"error": f"the request body is over {limit} bytes"}).encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,24 @@
+"""Running an ASGI app under uvicorn the way graphmem's doors do: logs on stderr (stdout
+is for results), and on SIGTERM a graceful stop — no new connections, the requests in
+flight finished — after which the caller closes what it holds."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+#: How long a stopping server waits for the requests in flight.
+GRACE_SECONDS = 30
+
+
+def run(app: Any, host: str, port: int) -> None:
+    """Serve `app` at host:port until SIGINT or SIGTERM."""
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    logs = copy.deepcopy(LOGGING_CONFIG)
+    for handler in logs["handlers"].values():
+        handler["stream"] = "ext://sys.stderr"
+    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=logs,
+                                  log_level="warning",
+                                  timeout_graceful_shutdown=GRACE_SECONDS)).run()
