@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -56,13 +56,32 @@ def connection_session(now: datetime) -> str:
     return f"mcp-{now:%Y-%m-%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 
-def build(mem: GraphMem, session: str | None = None) -> MCPServer:
-    """An MCP server whose tools act on `mem`'s scope. What the agent stores without
+class Access(NamedTuple):
+    """Where a tool call acts: its scope, whether it may write, and the session what it
+    stores joins when it names none."""
+
+    scope: str
+    writable: bool
+    session: str
+
+
+def build(mem: GraphMem, session: str | None = None, *,
+          access: Callable[[], Access] | None = None, **server_options: Any) -> MCPServer:
+    """An MCP server whose tools act on `mem`'s scope, or on the scope `access` gives for
+    each call (the service's, from the caller's token). What the agent stores without
     naming a session joins `session` (default: the configured one, else one of this
     connection's own), in order of arrival, so its conversation gets its order."""
     server = MCPServer(name="graphmem", instructions=INSTRUCTIONS,
-                       description=f"Associative long-term memory (scope {mem.settings.scope})")
-    ours = session or mem.settings.session or connection_session(mem.now())
+                       description="Associative long-term memory", **server_options)
+    fixed = Access(mem.settings.scope, True,
+                   session or mem.settings.session or connection_session(mem.now()))
+    here = access or (lambda: fixed)
+
+    def writing() -> Access:
+        where = here()
+        if not where.writable:
+            raise ToolError("this token may only read")
+        return where
 
     @server.tool(name="memory_store")
     def memory_store(
@@ -88,8 +107,10 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
         record = {"text": text, "kind": kind, "importance": importance, "tags": tags,
                   "metadata": metadata, "source": "agent", "session": session,
                   "supersedes": supersedes, "created_at": created_at}
+        where = writing()
         report = _call(lambda: mem.remember({k: v for k, v in record.items()
-                                             if v is not None}, session=ours))
+                                             if v is not None}, scope=where.scope,
+                                            session=where.session))
         return report.model_dump(mode="json")
 
     @server.tool(name="memory_recall")
@@ -110,9 +131,9 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         """The memories that best answer the query, best first, each with its score's
         parts; memories reached by association carry the path that reached them."""
-        result = _call(lambda: mem.recall(query, top_k=top_k, mode=mode, kinds=kinds,
-                                          hops=hops, diverse=diverse, since=since,
-                                          until=until))
+        result = _call(lambda: mem.recall(query, scope=here().scope, top_k=top_k, mode=mode,
+                                          kinds=kinds, hops=hops, diverse=diverse,
+                                          since=since, until=until))
         return result.model_dump(mode="json")
 
     @server.tool(name="memory_update")
@@ -123,8 +144,9 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
         tags: Annotated[list[str] | None, Field(description="Replace the tags.")] = None,
     ) -> dict[str, Any]:
         """Correct a memory in place; the old text stays in its history."""
-        report = _call(lambda: mem.update(memory_id, text=text, importance=importance,
-                                          tags=tags))
+        where = writing()
+        report = _call(lambda: mem.update(memory_id, scope=where.scope, text=text,
+                                          importance=importance, tags=tags))
         return report.model_dump(mode="json")
 
     @server.tool(name="memory_forget")
@@ -134,13 +156,16 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
                                     "without the text stays). Default: archive.")] = False,
     ) -> dict[str, Any]:
         """Forget a memory: archived by default (still findable by id), deleted if hard."""
-        return _call(lambda: mem.forget(memory_id, hard=hard)).model_dump(mode="json")
+        where = writing()
+        return _call(lambda: mem.forget(memory_id, hard=hard, scope=where.scope)
+                     ).model_dump(mode="json")
 
     @server.tool(name="memory_consolidate")
     def memory_consolidate() -> dict[str, Any]:
         """Sum up groups of related episodic memories into semantic ones; returns how many
         were created and confirmed, who wrote the summaries, and any warning."""
-        return _call(mem.consolidate).model_dump(mode="json")
+        where = writing()
+        return _call(lambda: mem.consolidate(scope=where.scope)).model_dump(mode="json")
 
     @server.tool(name="memory_feedback")
     def memory_feedback(
@@ -149,7 +174,9 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         """Say whether a recalled memory helped: it gains or loses importance and
         confidence, which steers what surfaces next time."""
-        return _call(lambda: mem.feedback(memory_id, used=used)).model_dump(mode="json")
+        where = writing()
+        return _call(lambda: mem.feedback(memory_id, used=used, scope=where.scope)
+                     ).model_dump(mode="json")
 
     @server.tool(name="memory_context")
     def memory_context(
@@ -158,7 +185,7 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
     ) -> str:
         """What you know, in brief: counts per kind and the most important memories, to
         read at the start of a task."""
-        return _call(lambda: mem.context(max_tokens=max_tokens)).text
+        return _call(lambda: mem.context(scope=here().scope, max_tokens=max_tokens)).text
 
     @server.tool(name="memory_session")
     def memory_session(
@@ -167,7 +194,9 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
         last: Annotated[int, Field(ge=1, le=200, description="How many turns.")] = 20,
     ) -> list[dict[str, Any]]:
         """A conversation's last turns in the order they were said, to pick it up again."""
-        turns = _call(lambda: mem.session_turns(session or ours, last=last))
+        where = here()
+        turns = _call(lambda: mem.session_turns(session or where.session, scope=where.scope,
+                                                last=last))
         return [_brief(m) for m in turns]
 
     @server.tool(name="memory_entities")
@@ -176,7 +205,8 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
     ) -> list[dict[str, Any]]:
         """What your memories name (people, places, files, titles…), most mentioned
         first: the handles to recall by."""
-        return [e.model_dump(mode="json") for e in _call(lambda: mem.entities(limit=limit))]
+        return [e.model_dump(mode="json")
+                for e in _call(lambda: mem.entities(scope=here().scope, limit=limit))]
 
     @server.tool(name="memory_links")
     def memory_links(
@@ -184,7 +214,8 @@ def build(mem: GraphMem, session: str | None = None) -> MCPServer:
     ) -> list[dict[str, Any]]:
         """Why a memory is connected: its edges to other memories (associations,
         conversation order, versions), the entities it names and its sessions."""
-        return [link.model_dump(mode="json") for link in _call(lambda: mem.links([memory_id]))]
+        return [link.model_dump(mode="json")
+                for link in _call(lambda: mem.links([memory_id], scope=here().scope))]
 
     return server
 

@@ -77,11 +77,13 @@ def serve(
                          ] = 1_000,
     rate: Annotated[float, typer.Option(help="Requests a second per token.")] = 50.0,
     burst: Annotated[int, typer.Option(help="Requests a token may spend at once.")] = 100,
+    public_url: Annotated[str | None, typer.Option(
+        help="Where clients reach the service (default http://HOST:PORT).")] = None,
 ) -> None:
     """Serve the memory over HTTP to every agent holding a token: JSON endpoints under
     /v1 (remember, recall, update, forget, feedback, entities, session, context),
-    /healthz, /readyz, OpenAPI docs at /docs. SIGTERM finishes the requests in flight,
-    writes pending reinforcement, and exits 0."""
+    /healthz, /readyz, OpenAPI docs at /docs, and MCP (streamable HTTP) at /mcp/.
+    SIGTERM finishes the requests in flight, writes pending reinforcement, and exits 0."""
     from graphmem.service import http
     from graphmem.service.app import Limits, create_app
 
@@ -96,4 +98,5 @@ def serve(
     # uvicorn stops gracefully on SIGTERM and then raises it again for the handler it
     # found: an ordinary end here, so that a stopped service exits 0.
     signal.signal(signal.SIGTERM, lambda signum, frame: None)
-    http.run(create_app(mem, limits), host, port)  # the app closes `mem` as it stops
+    app = create_app(mem, limits, public_url=public_url or f"http://{host}:{port}")
+    http.run(app, host, port)  # the app closes `mem` as it stops

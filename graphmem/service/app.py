@@ -150,21 +150,27 @@ Granted = Annotated[tokens.Grant, Depends(_grant)]
 
 
 
-def create_app(mem: GraphMem, limits: Limits | None = None) -> FastAPI:
+def create_app(mem: GraphMem, limits: Limits | None = None, *,
+               public_url: str = "http://127.0.0.1:8080") -> FastAPI:
     """The service's ASGI app over `mem` (closed, and its reinforcement flushed, when the
-    app shuts down)."""
+    app shuts down), with the MCP endpoint at /mcp; `public_url` is where clients reach
+    it (MCP names it as the resource its tokens are for)."""
     limits = limits or Limits()
     buckets = _Buckets(limits.rate, limits.burst)
     lock = threading.Lock()  # GraphMem's facade is shared by the worker threads
+    tools = _mcp_server(mem, public_url)
+    mcp_app = tools.streamable_http_app(streamable_http_path="/", host="0.0.0.0")
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> Any:
-        yield
+        async with tools.session_manager.run():
+            yield
         mem.close()
 
     app = FastAPI(title="graphmem", version="0.1.0", lifespan=lifespan,
                   description="Associative long-term memory for agents, on Neo4j.")
     app.state.mem, app.state.limits, app.state.buckets = mem, limits, buckets
+    app.mount("/mcp", mcp_app)
     app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)
     _errors(app)
 
@@ -262,6 +268,39 @@ def create_app(mem: GraphMem, limits: Limits | None = None) -> FastAPI:
                            max_tokens=max_tokens).model_dump(mode="json")
 
     return app
+
+
+def _mcp_server(mem: GraphMem, public_url: str) -> Any:
+    """graphmem's MCP tools for token holders: each call acts on the caller's token's
+    first scope, and writes only with a token that may write."""
+    from mcp.server.auth.middleware.auth_context import get_access_token
+    from mcp.server.auth.provider import AccessToken
+    from mcp.server.auth.settings import AuthSettings
+    from mcp.server.mcpserver.exceptions import ToolError
+    from starlette.concurrency import run_in_threadpool
+
+    from graphmem import mcp
+
+    class Verifier:
+        async def verify_token(self, token: str) -> AccessToken | None:
+            found = await run_in_threadpool(mem.token_grant, token)
+            if found is None:
+                return None
+            return AccessToken(token=token, client_id=found.id, scopes=[], claims={
+                "graphmem_scopes": found.scopes, "read_only": found.read_only})
+
+    def access() -> mcp.Access:
+        token = get_access_token()
+        if token is None or not token.claims:
+            raise ToolError("send Authorization: Bearer <token>")
+        return mcp.Access(token.claims["graphmem_scopes"][0], not token.claims["read_only"],
+                          f"mcp-{token.client_id}")
+
+    return mcp.build(mem, access=access, token_verifier=Verifier(),
+                     # graphmem's own tokens name no OAuth resource: the verifier is the check.
+                     auth=AuthSettings(issuer_url=public_url,
+                                       resource_server_url=f"{public_url}/mcp",
+                                       validate_token_resource=False))
 
 
 def _errors(app: FastAPI) -> None:

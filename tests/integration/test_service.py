@@ -209,3 +209,33 @@ def test_serve_refuses_a_public_address_without_a_token(schema_ready: Settings) 
                            "--port", str(_free_port())], env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 1 and "loopback" in done.stderr, done.stderr
+
+
+def test_the_mcp_endpoint_takes_a_token_and_keeps_to_its_scope(svc: Service) -> None:
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    assert svc.call("POST", "/v1/remember", svc.token_b,
+                    json={"text": SECRET}).status_code == 200
+
+    async def session(token: str | None) -> list[Any]:
+        client = create_mcp_http_client(
+            headers={"Authorization": f"Bearer {token}"} if token else None)
+        async with client, streamable_http_client(f"{svc.url}/mcp/", http_client=client) as (
+                read, write), ClientSession(read, write) as mcp:
+            await mcp.initialize()
+            stored = await mcp.call_tool("memory_store", {
+                "text": "The standup moved to 9:30 on Mondays", "kind": "procedural"})
+            recalled = await mcp.call_tool("memory_recall", {"query": "vault code standup"})
+            return [stored, recalled]
+
+    stored, recalled = anyio.run(session, svc.token_a)
+    assert not stored.is_error and not recalled.is_error, (stored, recalled)
+    assert "standup" in recalled.content[0].text and "7741" not in recalled.content[0].text
+    assert svc.mem.count(scope=svc.a) == 1  # written in the token's scope
+    stored, _ = anyio.run(session, svc.reader)
+    assert stored.is_error and "only read" in stored.content[0].text
+    refused = httpx.post(f"{svc.url}/mcp/", json={}, timeout=30)
+    assert refused.status_code == 401
