@@ -333,3 +333,37 @@ def batch(
         c.print(table)
 
     emit(result, as_json, render)
+
+
+@app.command("serve")
+@handled
+def serve(
+    clients: Annotated[int, typer.Option(help="Concurrent clients (threads).")] = 32,
+    seconds: Annotated[float, typer.Option(help="How long the load runs.")] = 60.0,
+    sigterm_at: Annotated[float | None, typer.Option(
+        help="Send the service SIGTERM this many seconds in.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The HTTP service (`graphmem serve`, its own process) under a mixed load — remember,
+    recall, update, forget, feedback, and attempts on other tokens' scopes — then every
+    acknowledged write checked against the store."""
+    if clients < 1 or seconds <= 0:
+        raise InputError("clients must be >= 1 and seconds > 0", field="--clients")
+    from graphmem.bench import serve as serve_bench
+
+    with GraphMem(load_settings()) as mem:
+        result = serve_bench.run(mem, clients=clients, seconds=seconds, sigterm_at=sigterm_at)
+
+    def render(c) -> None:
+        c.print(f"{result.clients} clients for {result.seconds} s on {result.cores} cores: "
+                f"{result.requests} requests, {result.requests_per_s} /s")
+        for verb, ms in result.latency_ms.items():
+            c.print(f"  {verb:<9} p50 {ms['p50']:7.1f} ms  p95 {ms['p95']:7.1f} ms")
+        c.print(f"errors {result.errors}, lost writes {result.lost_writes}, duplicated "
+                f"{result.duplicated_writes}, cross-token reads {result.cross_token_reads}, "
+                f"refused cross-token {result.refused_cross_token}")
+        if result.sigterm_at is not None:
+            c.print(f"SIGTERM at {result.sigterm_at} s: exit {result.exit_code}, "
+                    f"{result.after_stop} requests found it stopped")
+
+    emit(result, as_json, render)

@@ -24,6 +24,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from graphmem.api import GraphMem
 from graphmem.errors import (
@@ -157,12 +158,13 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     it (MCP names it as the resource its tokens are for)."""
     limits = limits or Limits()
     buckets = _Buckets(limits.rate, limits.burst)
-    lock = threading.Lock()  # GraphMem's facade is shared by the worker threads
     tools = _mcp_server(mem, public_url)
     mcp_app = tools.streamable_http_app(streamable_http_path="/", host="0.0.0.0")
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> Any:
+        # The model loads before the first request, not during it.
+        await run_in_threadpool(mem.embedder.warm)
         async with tools.session_manager.run():
             yield
         mem.close()
@@ -210,9 +212,8 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
                 if r["scope"] != scope:
                     raise InputError("a record's scope must be the request's",
                                      field=f"records.{i}.scope")
-        with lock:
-            return mem.remember(records, scope=scope, session=body.session, kind=body.kind,
-                                visibility=body.visibility, source="<http>")
+        return mem.remember(records, scope=scope, session=body.session, kind=body.kind,
+                            visibility=body.visibility, source="<http>")
 
     @app.post("/v1/recall")
     def recall(body: RecallBody, g: Granted) -> RecallResult:
@@ -229,17 +230,14 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     def update(body: UpdateBody, g: Granted) -> WriteReport:
         """Change a memory in place (a new text keeps the old as a version)."""
         scope = scope_of(g, body.scope, write=True)
-        with lock:
-            return mem.update(body.id, scope=scope, text=body.text, kind=body.kind,
-                              importance=body.importance, tags=body.tags,
-                              metadata=body.metadata)
+        return mem.update(body.id, scope=scope, text=body.text, kind=body.kind,
+                          importance=body.importance, tags=body.tags, metadata=body.metadata)
 
     @app.post("/v1/forget")
     def forget(body: ForgetBody, g: Granted) -> dict[str, Any]:
         """Archive a memory, or delete it for good."""
         scope = scope_of(g, body.scope, write=True)
-        with lock:
-            return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
+        return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
 
     @app.post("/v1/feedback")
     def feedback(body: FeedbackBody, g: Granted) -> dict[str, Any]:
@@ -277,7 +275,6 @@ def _mcp_server(mem: GraphMem, public_url: str) -> Any:
     from mcp.server.auth.provider import AccessToken
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.mcpserver.exceptions import ToolError
-    from starlette.concurrency import run_in_threadpool
 
     from graphmem import mcp
 

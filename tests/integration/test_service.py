@@ -239,3 +239,18 @@ def test_the_mcp_endpoint_takes_a_token_and_keeps_to_its_scope(svc: Service) -> 
     assert stored.is_error and "only read" in stored.content[0].text
     refused = httpx.post(f"{svc.url}/mcp/", json={}, timeout=30)
     assert refused.status_code == 401
+
+
+@pytest.mark.parametrize("sigterm_at", [None, 4.0])
+def test_bench_serve_loses_nothing_and_reads_no_other_token(
+        schema_ready: Settings, embedder: Embedder, sigterm_at: float | None) -> None:
+    from graphmem.bench import serve as serve_bench
+
+    with GraphMem(schema_ready, embedder=embedder) as mem:
+        result = serve_bench.run(mem, clients=6, seconds=8, sigterm_at=sigterm_at)
+    assert result.requests > 0 and result.refused_cross_token > 0
+    assert (result.errors, result.lost_writes, result.duplicated_writes,
+            result.cross_token_reads) == (0, 0, 0, 0), result.error_samples
+    assert result.exit_code == 0
+    if sigterm_at is not None:
+        assert result.after_stop > 0  # the clients met the stopped service

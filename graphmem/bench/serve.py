@@ -1,0 +1,278 @@
+"""`bench serve`: the HTTP service under a mixed load of many clients, then every
+acknowledged write checked against the store.
+
+The service runs as its own process (`graphmem serve` on a free port, against the
+configured Neo4j). Clients are threads in groups; each group's token may use one scope
+of its own. Each client loops for the run's seconds over remember (one or a few records,
+ids of its own), recall, update, forget (soft or hard), feedback, and — one request in
+ten — an attempt on another group's scope, which must be refused (403) and show nothing
+of it. Every text carries its group's marker, so a reply that shows another group's
+marker is a cross-token read. With `sigterm_at`, the service gets SIGTERM that many
+seconds in: requests after it fail to connect (counted apart, not as errors), and what
+was acknowledged before must still be stored.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import numpy as np
+from pydantic import BaseModel
+
+from graphmem.api import GraphMem
+
+VERBS = ("remember", "recall", "update", "forget", "feedback", "cross")
+#: How often each verb is drawn (the rest of a client's loop).
+MIX = {"remember": 0.35, "recall": 0.3, "update": 0.08, "forget": 0.07, "feedback": 0.1,
+       "cross": 0.1}
+GROUPS = 4
+_WORDS = ["harbour", "ferry", "bakery", "lisbon", "piano", "deploy", "release", "museum",
+          "tram", "river", "office", "garden", "recital", "budget", "invoice", "meeting",
+          "kitchen", "window", "train", "ticket"]
+
+
+class ServeBench(BaseModel):
+    """What `bench serve` measured, and what the store holds of what it was told."""
+
+    cores: int
+    clients: int
+    seconds: float
+    requests: int
+    requests_per_s: float
+    latency_ms: dict[str, dict[str, float]]  # verb -> {"p50", "p95"}
+    errors: int  # 5xx, unexpected statuses, transport failures while the service ran
+    lost_writes: int  # acknowledged as created, not in the store (nor forgotten)
+    duplicated_writes: int  # stored twice, or stored without having been sent
+    cross_token_reads: int  # a reply that showed another group's memory
+    refused_cross_token: int  # attempts on another group's scope that got 403
+    sigterm_at: float | None = None
+    after_stop: int = 0  # requests that found the service stopped
+    exit_code: int | None = None  # the service's, after SIGTERM
+    error_samples: list[str] = []
+
+
+@dataclass
+class _Ledger:
+    """What one client was told: ids created and their state, and its counts."""
+
+    live: dict[str, str] = field(default_factory=dict)  # id -> scope, acknowledged
+    archived: set[str] = field(default_factory=set)
+    deleted: set[str] = field(default_factory=set)
+    sent: set[str] = field(default_factory=set)
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: list[str] = field(default_factory=list)
+    cross_reads: int = 0
+    refused: int = 0
+    after_stop: int = 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
+        sigterm_at: float | None = None, seed: int = 7) -> ServeBench:
+    """Start the service, load it for `seconds` with `clients` clients, check the store."""
+    run_id = uuid.uuid4().hex[:8]
+    scopes = [f"bench:serve:{run_id}:{g}" for g in range(GROUPS)]
+    tokens = [mem.token_create(name=f"bench-serve-{run_id}-{g}", scopes=[s]).token
+              for g, s in enumerate(scopes)]
+    port = _free_port()
+    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
+           "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), "--rate", "100000",
+         "--burst", "100000"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    ledgers = [_Ledger() for _ in range(clients)]
+    exit_code = None
+    try:
+        _wait_ready(url, proc)
+        start = time.monotonic()
+        stop_at = start + seconds
+        threads = [threading.Thread(target=_client, args=(
+            url, c % GROUPS, tokens, scopes, ledgers[c], stop_at, random.Random(seed + c)))
+            for c in range(clients)]
+        for t in threads:
+            t.start()
+        if sigterm_at is not None:
+            time.sleep(max(0.0, start + sigterm_at - time.monotonic()))
+            proc.send_signal(signal.SIGTERM)
+            exit_code = proc.wait(timeout=120)
+        for t in threads:
+            t.join()
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            code: int | None
+            try:
+                code = proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                code = None
+            exit_code = exit_code if sigterm_at is not None else code
+    try:
+        lost, duplicated = _check(mem, scopes, ledgers)
+    finally:
+        for token in tokens:
+            mem.token_revoke(token.split("_")[1])
+        for s in scopes:
+            mem.drop_scope(s)
+    times: dict[str, list[float]] = defaultdict(list)
+    for ledger in ledgers:
+        for verb, xs in ledger.times.items():
+            times[verb] += xs
+    requests = sum(len(xs) for xs in times.values())
+    errors = [e for ledger in ledgers for e in ledger.errors]
+    return ServeBench(
+        cores=os.cpu_count() or 1, clients=clients, seconds=round(took, 1), requests=requests,
+        requests_per_s=round(requests / took, 1),
+        latency_ms={v: {"p50": round(float(np.percentile(xs, 50)), 1),
+                        "p95": round(float(np.percentile(xs, 95)), 1)}
+                    for v, xs in sorted(times.items()) if xs},
+        errors=len(errors), lost_writes=lost, duplicated_writes=duplicated,
+        cross_token_reads=sum(x.cross_reads for x in ledgers),
+        refused_cross_token=sum(x.refused for x in ledgers), sigterm_at=sigterm_at,
+        after_stop=sum(x.after_stop for x in ledgers), exit_code=exit_code,
+        error_samples=errors[:5])
+
+
+def _wait_ready(url: str, proc: subprocess.Popen[bytes]) -> None:
+    for _ in range(1200):
+        if proc.poll() is not None:
+            raise RuntimeError("graphmem serve stopped: " + (proc.stderr.read().decode()
+                                                              if proc.stderr else ""))
+        try:
+            if httpx.get(url + "/readyz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("graphmem serve did not become ready")
+
+
+def _text(rng: random.Random, group: int, key: str) -> str:
+    words = " ".join(rng.choice(_WORDS) for _ in range(8))
+    return f"grp{group}marker note {key}: {words}"
+
+
+def _client(url: str, group: int, tokens: list[str], scopes: list[str], ledger: _Ledger,
+            stop_at: float, rng: random.Random) -> None:
+    """One client's loop until `stop_at`."""
+    others = [f"grp{g}marker" for g in range(GROUPS) if g != group]
+    headers = {"Authorization": f"Bearer {tokens[group]}"}
+    verbs, weights = zip(*MIX.items(), strict=True)
+    with httpx.Client(base_url=url, headers=headers, timeout=60) as http:
+        while time.monotonic() < stop_at:
+            verb = rng.choices(verbs, weights)[0]
+            mine = sorted(ledger.live)
+            if verb in ("update", "forget", "feedback") and not mine:
+                verb = "remember"
+            path, body = _request(verb, rng, group, scopes, mine)
+            began = time.perf_counter()
+            try:
+                reply = http.post(path, json=body)
+            except httpx.TransportError as e:
+                if verb == "remember":
+                    ledger.sent.update(r["id"] for r in body["records"])
+                ledger.after_stop += 1
+                if ledger.after_stop == 1 and not isinstance(e, httpx.ConnectError):
+                    ledger.errors.append(f"{verb}: {type(e).__name__}")
+                if isinstance(e, httpx.ConnectError):
+                    return  # the service is gone (SIGTERM): this client is done
+                continue
+            ledger.times[verb].append((time.perf_counter() - began) * 1000)
+            _account(verb, body, reply, ledger, others)
+
+
+def _request(verb: str, rng: random.Random, group: int, scopes: list[str],
+             mine: list[str]) -> tuple[str, dict[str, Any]]:
+    if verb == "remember":
+        records = [{"id": f"m-{uuid.uuid4().hex[:12]}", "text": "", "session": "s"}
+                   for _ in range(rng.choice((1, 1, 1, 3)))]
+        for r in records:
+            r["text"] = _text(rng, group, r["id"])
+        return "/v1/remember", {"records": records}
+    if verb == "recall":
+        return "/v1/recall", {"query": " ".join(rng.choice(_WORDS) for _ in range(3)),
+                              "options": {"top_k": 5}}
+    if verb == "update":
+        target = rng.choice(mine)
+        return "/v1/update", {"id": target, "text": _text(rng, group, target + " again")}
+    if verb == "forget":
+        return "/v1/forget", {"id": rng.choice(mine), "hard": rng.random() < 0.5}
+    if verb == "feedback":
+        return "/v1/feedback", {"id": rng.choice(mine), "used": rng.random() < 0.5}
+    other = scopes[(group + 1 + rng.randrange(GROUPS - 1)) % GROUPS]
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("/v1/recall", {"scope": other, "query": "note marker"}),
+        ("/v1/remember", {"scope": other, "text": "not mine"}),
+        ("/v1/recall", {"query": "note", "options": {"layers": [other]}})]
+    return rng.choice(attempts)
+
+
+def _account(verb: str, body: dict[str, Any], reply: httpx.Response, ledger: _Ledger,
+             others: list[str]) -> None:
+    """Note what the client was told."""
+    if any(o in reply.text for o in others):
+        ledger.cross_reads += 1
+    if verb == "cross":
+        if reply.status_code == 403:
+            ledger.refused += 1
+        else:
+            ledger.errors.append(f"cross: {reply.status_code} {reply.text[:120]}")
+        return
+    if reply.status_code >= 500 or reply.status_code not in (200, 404):
+        ledger.errors.append(f"{verb}: {reply.status_code} {reply.text[:160]}")
+        return
+    if verb == "remember":
+        ledger.sent.update(r["id"] for r in body["records"])
+        if reply.status_code == 200:
+            for o in reply.json()["outcomes"]:
+                if o["status"] == "created":
+                    ledger.live[o["id"]] = "created"
+    elif verb == "forget" and reply.status_code == 200:
+        ledger.live.pop(body["id"], None)
+        (ledger.deleted if body["hard"] else ledger.archived).add(body["id"])
+
+
+def _check(mem: GraphMem, scopes: list[str], ledgers: list[_Ledger]) -> tuple[int, int]:
+    """Lost writes (acknowledged as created and live but not live in the store, or
+    acknowledged as deleted for good yet stored) and duplicated ones (an id stored that
+    no client sent, or one text stored twice), from what the store holds."""
+    mem.flush()
+    lost = 0
+    for c, ledger in enumerate(ledgers):
+        ids = sorted(set(ledger.live) | ledger.deleted)
+        found: dict[str, str] = {}
+        for at in range(0, len(ids), 1000):
+            chunk = ids[at:at + 1000]
+            found |= {m.id: m.lifecycle for m in
+                      mem.get(chunk, scope=scopes[c % GROUPS], limit=len(chunk))}
+        lost += sum(1 for i in ledger.live if found.get(i) != "active")
+        lost += sum(1 for i in ledger.deleted if i in found)
+    sent = {i for x in ledgers for i in x.sent}
+    duplicated = 0
+    for scope in scopes:
+        stored = mem.recent([scope], limit=10_000)
+        texts: dict[str, int] = defaultdict(int)
+        for m in stored:
+            texts[m.text] += 1
+        duplicated += sum(1 for m in stored if m.id not in sent)
+        duplicated += sum(n - 1 for n in texts.values() if n > 1)
+    return lost, duplicated
