@@ -38,3 +38,20 @@ def test_dockerfile_installs_the_package_and_serves_mcp() -> None:
     pinned = next(line for line in (ROOT / "pyproject.toml").read_text().splitlines()
                   if '"torch==' in line).split('"')[1]
     assert pinned in text  # the image's torch is the one pyproject pins
+
+
+def test_service_compose_runs_two_replicas_behind_one_port() -> None:
+    if shutil.which("docker-compose") is None:
+        if os.environ.get("GRAPHMEM_REQUIRE_COMPOSE") == "1":
+            pytest.fail("docker-compose is not installed (GRAPHMEM_REQUIRE_COMPOSE=1)")
+        pytest.skip("no docker-compose to validate the compose file with")
+    compose = ROOT / "docker" / "service-compose.yml"
+    done = subprocess.run(["docker-compose", "-f", str(compose), "config"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    services = subprocess.run(["docker-compose", "-f", str(compose), "config", "--services"],
+                              capture_output=True, text=True, timeout=60, check=True)
+    assert sorted(services.stdout.split()) == ["balancer", "neo4j", "replica-a", "replica-b"]
+    assert done.stdout.count("0.0.0.0") >= 2 and "/readyz" in done.stdout
+    nginx = (ROOT / "docker" / "nginx.conf").read_text(encoding="utf-8")
+    assert "replica-a:8080" in nginx and "replica-b:8080" in nginx
