@@ -3,6 +3,7 @@
 // lowers them (negative deltas). Importance stays in [0, 1], confidence in [0.05, 0.95].
 // Params: $id, $scope, $importance (delta), $confidence (delta), $used (bool), $now.
 // Returns: id, importance, confidence, used_count, unused_count (no row: not found).
+{{lock_scope}}
 MATCH (m:Memory {id: $id, scope: $scope})
   USING INDEX m:Memory(scope, id)
 WITH m, coalesce(m.importance, 0.5) + $importance AS imp,

@@ -12,6 +12,7 @@
 // Returns: id, versions (earlier versions deleted), derived (ids of consolidated and
 //          reflection memories deleted with it), texts (list of {id, text}: what the
 //          tombstones stand for) — no row if missing from the scope.
+{{lock_scope}}
 MATCH (m:Memory {id: $id, scope: $scope})
   USING INDEX m:Memory(scope, id)
 // (A comprehension expands from m; a MATCH would be planned as a scan of the scope.)

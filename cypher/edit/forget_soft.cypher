@@ -2,6 +2,7 @@
 // $now; it stays findable by id, exact text and --include-archived.
 // Params: $id, $scope, $now, $by.
 // Returns: id — no row if the memory is missing from the scope.
+{{lock_scope}}
 MATCH (m:Memory {id: $id, scope: $scope})
   USING INDEX m:Memory(scope, id)
 SET m.lifecycle = 'archived', m.archived_at = $now, m.archive_reason = 'forgotten',

@@ -3,6 +3,7 @@
 // manual links are never pruned).
 // Params: $a, $b (ids), $scope, $weight, $now.
 // Returns: a, b, weight, created (bool) — no row if either is missing from the scope.
+{{lock_scope}}
 MATCH (a:Memory {id: $a, scope: $scope}), (b:Memory {id: $b, scope: $scope})
   USING INDEX a:Memory(scope, id) USING INDEX b:Memory(scope, id)
 OPTIONAL MATCH (a)-[old:ASSOCIATED]-(b)

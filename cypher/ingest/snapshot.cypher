@@ -5,6 +5,7 @@
 // the update's own transaction (the write path), so an update refused there keeps none.
 // Params: $rows (list of {id, text: the new text}), $scope, $now.
 // Returns: id, version (the copy's id) — one row per memory whose text changes.
+{{lock_scope}}
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id, scope: $scope})
   USING INDEX m:Memory(scope, id)

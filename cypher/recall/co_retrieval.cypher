@@ -4,6 +4,7 @@
 // Both ends must be memories of $scope: an edge never crosses scopes.
 // Params: $scope, $strengthen (list of {a, b}), $create (list of {a, b}), $step, $initial, $now.
 // Returns: strengthened, created.
+{{lock_scope}}
 CALL () {
   UNWIND $strengthen AS p
   MATCH (x1:Memory {id: p.a, scope: $scope})-[r:ASSOCIATED]-(x2:Memory {id: p.b, scope: $scope})

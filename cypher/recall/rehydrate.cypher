@@ -2,6 +2,7 @@
 // text's fresh embedding returns it to the vector index (its summary, if any, stays).
 // Params: $scope, $rows (list of {id, embedding}), $now.
 // Returns: nothing.
+{{lock_scope}}
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id, scope: $scope})
   USING INDEX m:Memory(scope, id)

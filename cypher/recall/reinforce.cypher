@@ -9,6 +9,7 @@
 // Params: $scope, $hits (list of {id, boost}), $now (datetime), $promote_accesses (int),
 //         $promote_confidence (float).
 // Returns: id, stability, access_count, kind — one row per memory reinforced.
+{{lock_scope}}
 UNWIND $hits AS h
 MATCH (m:Memory {id: h.id, scope: $scope})
   USING INDEX m:Memory(scope, id)

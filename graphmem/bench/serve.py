@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -61,6 +62,7 @@ class ServeBench(BaseModel):
     after_stop: int = 0  # requests that found the service stopped
     exit_code: int | None = None  # the service's, after SIGTERM
     error_samples: list[str] = []
+    service_log: str = ""  # the service's stderr
 
 
 @dataclass
@@ -94,23 +96,28 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
     port = _free_port()
     env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
            "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
+    log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - the service writes it till it ends
+        prefix="graphmem-serve-", suffix=".log", delete=False)
     proc = subprocess.Popen(
         [sys.executable, "-m", "graphmem", "serve", "--port", str(port), "--rate", "100000",
-         "--burst", "100000"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+         "--burst", "100000"], env=env, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     ledgers = [_Ledger() for _ in range(clients)]
+    stopped = threading.Event()  # set when the service is sent SIGTERM
     exit_code = None
     try:
-        _wait_ready(url, proc)
+        _wait_ready(url, proc, log.name)
         start = time.monotonic()
         stop_at = start + seconds
         threads = [threading.Thread(target=_client, args=(
-            url, c % GROUPS, tokens, scopes, ledgers[c], stop_at, random.Random(seed + c)))
+            url, c % GROUPS, tokens, scopes, ledgers[c], stop_at, stopped,
+            random.Random(seed + c)))
             for c in range(clients)]
         for t in threads:
             t.start()
         if sigterm_at is not None:
             time.sleep(max(0.0, start + sigterm_at - time.monotonic()))
+            stopped.set()
             proc.send_signal(signal.SIGTERM)
             exit_code = proc.wait(timeout=120)
         for t in threads:
@@ -149,14 +156,13 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         cross_token_reads=sum(x.cross_reads for x in ledgers),
         refused_cross_token=sum(x.refused for x in ledgers), sigterm_at=sigterm_at,
         after_stop=sum(x.after_stop for x in ledgers), exit_code=exit_code,
-        error_samples=errors[:5])
+        error_samples=errors[:5], service_log=log.name)
 
 
-def _wait_ready(url: str, proc: subprocess.Popen[bytes]) -> None:
+def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: str) -> None:
     for _ in range(1200):
         if proc.poll() is not None:
-            raise RuntimeError("graphmem serve stopped: " + (proc.stderr.read().decode()
-                                                              if proc.stderr else ""))
+            raise RuntimeError(f"graphmem serve stopped (its log: {log})")
         try:
             if httpx.get(url + "/readyz", timeout=2).status_code == 200:
                 return
@@ -172,7 +178,7 @@ def _text(rng: random.Random, group: int, key: str) -> str:
 
 
 def _client(url: str, group: int, tokens: list[str], scopes: list[str], ledger: _Ledger,
-            stop_at: float, rng: random.Random) -> None:
+            stop_at: float, stopped: threading.Event, rng: random.Random) -> None:
     """One client's loop until `stop_at`."""
     others = [f"grp{g}marker" for g in range(GROUPS) if g != group]
     headers = {"Authorization": f"Bearer {tokens[group]}"}
@@ -188,14 +194,13 @@ def _client(url: str, group: int, tokens: list[str], scopes: list[str], ledger: 
             try:
                 reply = http.post(path, json=body)
             except httpx.TransportError as e:
-                if verb == "remember":
+                if verb == "remember":  # it may have landed: not acknowledged, not lost
                     ledger.sent.update(r["id"] for r in body["records"])
-                ledger.after_stop += 1
-                if ledger.after_stop == 1 and not isinstance(e, httpx.ConnectError):
+                if not stopped.is_set():
                     ledger.errors.append(f"{verb}: {type(e).__name__}")
-                if isinstance(e, httpx.ConnectError):
-                    return  # the service is gone (SIGTERM): this client is done
-                continue
+                    continue
+                ledger.after_stop += 1
+                return  # the service was stopped: this client is done
             ledger.times[verb].append((time.perf_counter() - began) * 1000)
             _account(verb, body, reply, ledger, others)
 

@@ -69,8 +69,11 @@ def plan(hits: list[Hit], *, scope: str, now: datetime, opts: RecallOptions,
 
 
 def write(store: Store, items: list[Reinforcement]) -> None:
-    """Write `items` in one transaction, in the order the recalls happened (the cold hits
-    they bring back are embedded first, outside the transaction)."""
+    """Write `items` in one transaction, scope by scope (each statement locks its scope
+    first: one order of scopes, so two batches never wait on each other's), in the order
+    the recalls happened within a scope; the cold hits they bring back are embedded
+    first, outside the transaction."""
+    items = sorted(items, key=lambda r: r.scope)  # stable: a scope's recalls keep order
     embedded = [_embedded(r) for r in items]
 
     def work(tx: ManagedTransaction) -> None:

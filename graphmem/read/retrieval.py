@@ -171,6 +171,9 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         {"id": r.memory["id"], "scope": r.memory["scope"]} for r in ranked]},
         turns=with_turns, **common) if ranked else []
     profile.round_trips += 1 if ranked else 0
+    # A memory a concurrent forget deleted while this recall read it comes back with its
+    # properties null: it is gone, so it is not shown (nor as a neighbour).
+    rows = [_present(row) for row in rows if _alive(row["memory"])]
     shown = {(row["scope"], row["id"]): row for row in rows}
     hits = [_hit(r, shown[rank.key(r.memory)]["memory"]) for r in ranked
             if rank.key(r.memory) in shown]
@@ -234,7 +237,14 @@ def _expand(store: Store, sources: dict[tuple[str, str], float], common: dict[st
     rows = store.read("recall/expand", **common, vector=vector, lists={
         "sources": [{"scope": s, "id": i} for s, i in sources], "entities": entities,
         "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]} for c in pool]})
-    return rows[0]
+    row = rows[0]
+    # What a concurrent forget deleted while this was read has null properties: gone, and
+    # so are the edges to it.
+    row["memories"] = [m for m in row["memories"] if m["memory"].get("id") is not None]
+    alive = {rank.key(m["memory"]) for m in row["memories"]}
+    row["edges"] = [e for e in row["edges"] if (e["to_scope"], e["to"]) in alive]
+    row["named"] = [n for n in row["named"] if (n["to_scope"], n["to"]) in alive]
+    return row
 
 
 def _about(pool: list[rank.Candidate], rows: list[dict[str, Any]]) -> list[list[str]]:
@@ -257,6 +267,17 @@ def _hit(r: rank.Ranked, memory: dict[str, Any]) -> Hit:
     return to_hit({"memory": memory, "score": r.score, "relevance": r.cosine,
                    "cosine": r.cosine, "retention": r.retention, "layer": r.layer},
                   via="association", activation=activation, path=steps)
+
+
+def _alive(memory: dict[str, Any] | None) -> bool:
+    return memory is not None and memory.get("id") is not None \
+        and memory.get("text") is not None
+
+
+def _present(row: dict[str, Any]) -> dict[str, Any]:
+    """A `recall/hits` row without the neighbours deleted while it was read."""
+    return {**row, **{side: row[side] if _alive(row[side]) else None
+                      for side in ("prev", "next")}}
 
 
 def _neighbours(rows: list[dict[str, Any]], scoring: rank.Scoring) -> list[dict[str, Any]]:
@@ -370,6 +391,9 @@ def _text_lists(store: Store, rows: list[dict[str, Any]], params: dict[str, Any]
         for row in rows:
             search = next(s for s in params["searches"]
                           if (s["list"], s["scope"]) == (row["list"], row["scope"]))
+            # A match a concurrent forget deleted reads with null properties: gone.
+            row = {**row, "found": [h for h in row["found"] if h["id"] is not None
+                                    and (not row["small"] or h["text"] is not None)]}
             if row["small"]:
                 scores = keywords.bm25(terms, {h["id"]: h["text"] for h in row["found"]},
                                        docs=row["docs"], chars=row["chars"])

@@ -13,6 +13,7 @@ of their kind; never a traceback. FastAPI writes the OpenAPI docs at `/docs`.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import threading
 import time
@@ -36,6 +37,8 @@ from graphmem.errors import (
 )
 from graphmem.service import tokens
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
+
+_log = logging.getLogger("graphmem.service")
 
 
 class Limits(BaseModel):
@@ -329,7 +332,9 @@ def _errors(app: FastAPI) -> None:
         return reply(404 if isinstance(e, NotFoundError) else 400, e.one_line())
 
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, e: Exception) -> JSONResponse:
+    async def unexpected(request: Request, e: Exception) -> JSONResponse:
+        # The operator reads what went wrong on stderr; the caller gets one line.
+        _log.error("%s %s failed", request.method, request.url.path, exc_info=e)
         return reply(500, f"internal error ({type(e).__name__})")
 
 

@@ -9,6 +9,10 @@ from typing import Any
 
 #: How long a stopping server waits for the requests in flight.
 GRACE_SECONDS = 30
+#: How long an idle connection stays open: longer than a client's pause between requests,
+#: so a client seldom sends on a connection the server is closing (uvicorn's 5 s default
+#: let busy clients meet closed connections).
+KEEP_ALIVE_SECONDS = 75
 
 
 def run(app: Any, host: str, port: int) -> None:
@@ -21,4 +25,5 @@ def run(app: Any, host: str, port: int) -> None:
         handler["stream"] = "ext://sys.stderr"
     uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=logs,
                                   log_level="warning",
+                                  timeout_keep_alive=KEEP_ALIVE_SECONDS,
                                   timeout_graceful_shutdown=GRACE_SECONDS)).run()

@@ -585,3 +585,35 @@ def test_since_and_until_keep_to_a_period_in_every_mode_and_hop(mem: GraphMem) -
                                      since=datetime(2024, 2, 1)).hits} == {"feb", "mar"}
     with pytest.raises(InputError, match="since must be before until"):
         mem.recall("x", since=datetime(2024, 3, 1), until=datetime(2024, 2, 1))
+
+
+def test_recall_while_another_thread_forgets_never_fails(mem: GraphMem) -> None:
+    # A memory deleted while a recall reads it comes back with null properties: the
+    # recall must simply not show it (the service met this under load).
+    import threading
+
+    mem.remember([{"id": f"t{i}", "text": f"Turn {i}: the ferry, the bakery and the tram",
+                   "session": "s"} for i in range(60)], signal_gate=False)
+    failures: list[BaseException] = []
+    done = threading.Event()
+
+    def recall_loop() -> None:
+        while not done.is_set():
+            try:
+                for h in mem.recall("ferry bakery tram", reinforce=False).hits:
+                    assert h.text and h.id
+            except BaseException as e:  # collected for the assertion below
+                failures.append(e)
+                return
+
+    readers = [threading.Thread(target=recall_loop) for _ in range(3)]
+    for t in readers:
+        t.start()
+    try:
+        for i in range(60):
+            mem.forget(f"t{i}", hard=True)
+    finally:
+        done.set()
+        for t in readers:
+            t.join()
+    assert failures == []
