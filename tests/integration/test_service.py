@@ -254,3 +254,28 @@ def test_bench_serve_loses_nothing_and_reads_no_other_token(
     assert result.exit_code == 0
     if sigterm_at is not None:
         assert result.after_stop > 0  # the clients met the stopped service
+
+
+def test_neo4j_down_is_503_with_one_line(schema_ready: Settings, embedder: Embedder) -> None:
+    down = schema_ready.model_copy(update={"neo4j_uri": "bolt://127.0.0.1:1",
+                                           "connect_timeout": 1.0})
+    s = Service.__new__(Service)  # the app alone: no tokens can be made without Neo4j
+    s.port = _free_port()
+    s.server = uvicorn.Server(uvicorn.Config(create_app(GraphMem(down, embedder=embedder)),
+                                             host="127.0.0.1", port=s.port,
+                                             log_level="warning"))
+    s.thread = threading.Thread(target=s.server.run, daemon=True)
+    s.thread.start()
+    while not s.server.started:
+        time.sleep(0.05)
+    s.url = f"http://127.0.0.1:{s.port}"
+    try:
+        assert s.call("GET", "/readyz", None).status_code == 503
+        got = s.call("POST", "/v1/recall", "gm_" + "0" * 16 + "_" + "x" * 43,
+                     json={"query": "anything"})
+        assert got.status_code == 503
+        assert got.json()["error"].startswith("memory store unavailable: ")
+        assert "Traceback" not in got.text
+    finally:
+        s.server.should_exit = True
+        s.thread.join(30)
