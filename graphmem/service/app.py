@@ -35,6 +35,7 @@ from graphmem.errors import (
     NotFoundError,
     invalid,
 )
+from graphmem.options import RecallOptions
 from graphmem.service import tokens
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
 
@@ -153,7 +154,6 @@ def _grant(request: Request) -> tokens.Grant:
 Granted = Annotated[tokens.Grant, Depends(_grant)]
 
 
-
 def create_app(mem: GraphMem, limits: Limits | None = None, *,
                public_url: str = "http://127.0.0.1:8080") -> FastAPI:
     """The service's ASGI app over `mem` (closed, and its reinforcement flushed, when the
@@ -223,8 +223,9 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         """The memories of the scope (and its permitted layers) that best answer a query."""
         scope = scope_of(g, body.scope)
         options = dict(body.options)
-        if "decay" in options:
-            raise InputError("decay is the service's configuration", field="options.decay")
+        for key in options:
+            if key not in RecallOptions.model_fields or key == "decay":  # decay: configured
+                raise InputError("not a recall option here", field=f"options.{key}")
         for layer in options.get("layers") or []:
             scope_of(g, str(layer))
         return mem.recall(body.query, scope=scope, **options)

@@ -155,6 +155,10 @@ def test_bad_input_and_limits_get_one_json_line_with_their_code(svc: Service) ->
     bad = svc.call("POST", "/v1/recall", svc.token_a,
                    json={"query": "x", "options": {"top_k": "many"}})
     assert bad.status_code == 400 and "top_k" in bad.json()["error"]
+    bad = svc.call("POST", "/v1/recall", svc.token_a,
+                   json={"query": "x", "options": {"scope": svc.b}})
+    assert bad.status_code == 400 and bad.json() == {
+        "error": "field 'options.scope': not a recall option here"}
     bad = svc.call("POST", "/v1/remember", svc.token_a, json={"records": [{"text": ""}]})
     assert bad.status_code == 400 and "text" in bad.json()["error"]
     big = svc.call("POST", "/v1/remember", svc.token_a, json={"text": "word " * 10_000})
