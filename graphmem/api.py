@@ -117,8 +117,11 @@ class GraphMem:
             self._store = None
 
     def init(self) -> list[IndexInfo]:
-        """Install the schema (idempotent) and return the indexes, all ONLINE."""
-        return schema.install(self._db, self.embedder.dimensions)
+        """Install the schema (idempotent), give each big scope its own indexes, and return
+        the indexes, all ONLINE."""
+        schema.install(self._db, self.embedder.dimensions)
+        self.tune_indexes()  # big scopes written before they were due one, e.g. upgrades
+        return schema.indexes(self._db)
 
     @property
     def extractor(self) -> Extractor:
@@ -257,9 +260,9 @@ class GraphMem:
         return report
 
     def tune_indexes(self) -> list[str]:
-        """Give each scope big enough to need it (and not most of the store) a vector
-        index of its own, on a server whose shared index cannot filter; after every write
-        and sweep. Returns the scopes that got one."""
+        """Give each scope big enough to need them its own full-text index, and (not most
+        of the store, on a server whose shared index cannot filter) its own vector index;
+        after every write and sweep. Returns the scopes that got one."""
         return scope_indexes.ensure(self._db, self.embedder.dimensions)
 
     def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:

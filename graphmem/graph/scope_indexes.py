@@ -31,8 +31,9 @@ from graphmem.graph.store import SCOPE_LABEL, Store
 #: costs about what the index costs at 100k, and its answer owes nothing to other scopes
 #: (docs/decisions.md, "Small scopes are scanned").
 SCAN_BELOW = 500
-#: A scope with this many memories written gets its own index (where the server needs
-#: one): a smaller one is scanned exactly, or its neighbours are found at a modest depth.
+#: A scope with this many memories written gets its own full-text index, and its own
+#: vector index where the server needs one: a smaller one is scored from its own
+#: statistics and scanned exactly, or its neighbours are found at a modest depth.
 OWN_INDEX_AT = 1000
 #: ...unless it holds more than this share of all memories: the shared index's
 #: neighbours are then mostly its own anyway, and a second index would double the work.
@@ -44,7 +45,7 @@ _NAME = re.compile(r"memory_(vector|text)_[0-9a-f]{24}")
 
 
 def label(scope: str) -> str:
-    """The label the memories of `scope` carry once it has its own vector index."""
+    """The label the memories of `scope` carry once it has indexes of its own."""
     return _checked(SCOPE_LABEL, "Scope_" + scope_key(scope)[1:])
 
 
