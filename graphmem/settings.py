@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     #: Seconds the server may spend on one read or small write (recall, get, an edit)
     #: before it gives up; an input's write transaction and sweeps are not bounded.
     query_timeout: float = Field(30.0, gt=0)
+    #: Connections one process keeps to Neo4j at most (GRAPHMEM_MAX_CONNECTIONS): a
+    #: service's requests beyond it wait for one, up to twice connect_timeout.
+    max_connections: int = Field(50, ge=1, le=1000)
 
     scope: str = "default"
     added_by: str | None = None

@@ -210,6 +210,7 @@ class Store:
                 # Bounds the Bolt handshake too: a port that accepts and never answers
                 # fails in seconds, not after the driver's default minute.
                 connection_acquisition_timeout=2 * settings.connect_timeout,
+                max_connection_pool_size=settings.max_connections,
                 # An unreachable server should fail in seconds, not after 30 s of retries.
                 max_transaction_retry_time=10.0,
                 user_agent="graphmem",
