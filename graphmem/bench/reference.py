@@ -1,7 +1,8 @@
 """The plain reference every recall benchmark prints next to graphmem's modes: what a
 short script does with the same texts and no graph — BM25 over one scope's texts (stop
-words out, no stemming), MiniLM cosine, reciprocal rank fusion (k = 5) of the two top-50
-lists — so no change can quietly fall below it."""
+words out, no stemming), MiniLM cosine, reciprocal rank fusion of the two lists, at
+recall's own depth and k (`RecallOptions.candidates`, `rrf_k`: 50 and 5) — so no change
+can quietly fall below it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections import Counter
 import numpy as np
 
 from graphmem.embed import Embedder
+from graphmem.options import RecallOptions
 from graphmem.read.keywords import K1, STOP_WORDS, B
 from graphmem.read.keywords import words as all_words
 
@@ -23,9 +25,13 @@ def words(text: str) -> list[str]:
 class PlainReference:
     """BM25 + cosine + RRF over one scope's texts, in memory."""
 
-    def __init__(self, texts: list[str], embedder: Embedder, *, depth: int = 50,
-                 rrf_k: int = 5) -> None:
-        self.embedder, self.depth, self.rrf_k = embedder, depth, rrf_k
+    def __init__(self, texts: list[str], embedder: Embedder, *, depth: int | None = None,
+                 rrf_k: int | None = None) -> None:
+        # Recall's own list depth and fusion constant, so the two cannot drift apart.
+        defaults = RecallOptions()
+        self.embedder = embedder
+        self.depth = depth if depth is not None else defaults.candidates
+        self.rrf_k = rrf_k if rrf_k is not None else defaults.rrf_k
         self.docs = [Counter(words(t)) for t in texts]
         self.lengths = np.array([sum(d.values()) for d in self.docs], dtype=np.float64)
         self.avg = float(self.lengths.mean()) if len(texts) else 0.0
