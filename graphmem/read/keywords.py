@@ -17,15 +17,17 @@ same on the server (`size(text)`) and here, so the mean needs no tokenizer in Cy
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from graphmem.graph.scope_indexes import OWN_INDEX_AT
 
 _IDEOGRAPHS = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+", re.UNICODE)
+_SINGLE = re.compile(rf"[{_IDEOGRAPHS}]")
 _ALNUM = re.compile(r"[^\W_]", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 #: Lucene's English stop words and question words: the full-text index keeps stop words
@@ -71,15 +73,35 @@ def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int,
     """The BM25 score of each match (key -> its text) for `terms`, over a collection of
     `docs` documents of `chars` characters in all; a match holding none of the terms by
     these words (Lucene's analyzer differs at the edges) scores 0."""
-    counted = {key: Counter(words(text)) for key, text in matches.items()}
-    terms = list(terms)
+    terms = list(dict.fromkeys(terms))
+    if not terms:
+        return dict.fromkeys(matches, 0.0)
+    find = _finder(tuple(terms))
+    counted = {key: Counter(find(text.lower())) for key, text in matches.items()}
     df = {t: sum(1 for c in counted.values() if t in c) for t in terms}
     # The matches are part of the collection even if the collection's count lags them.
     docs = max(docs, len(matches))
     mean = chars / docs if docs and chars > 0 else 1.0
+    weight = {t: idf(docs, df[t]) for t in terms}
     out = {}
     for key, count in counted.items():
         norm = K1 * (1 - B + B * len(matches[key]) / mean)
-        out[key] = sum(idf(docs, df[t]) * count[t] / (count[t] + norm)
-                       for t in terms if count[t])
+        out[key] = sum(weight[t] * n / (n + norm) for t, n in count.items())
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _finder(terms: tuple[str, ...]) -> Callable[[str], list[str]]:
+    """A function giving the occurrences of `terms` as words of a lower-cased text (as
+    `words` splits it), without splitting the whole text: a recall scores hundreds."""
+    runs = sorted((t for t in terms if not _SINGLE.fullmatch(t)), key=len, reverse=True)
+    singles = "".join(re.escape(t) for t in terms if _SINGLE.fullmatch(t))
+    parts = []
+    if runs:  # a whole run of letters and digits, as `words` cuts them
+        parts.append(rf"(?<![^\W{_IDEOGRAPHS}])(?:{'|'.join(map(re.escape, runs))})"
+                     rf"(?![^\W{_IDEOGRAPHS}])")
+    if singles:  # a Han or Hiragana character is a word by itself
+        parts.append(f"[{singles}]")
+    if not parts:
+        return lambda text: []
+    return re.compile("|".join(parts), re.UNICODE).findall

@@ -75,3 +75,17 @@ def test_query_terms_drop_stop_words_operators_and_repeats() -> None:
         "runs", "maple", "shelter"]
     assert query_terms("the and of") == ["the", "of"]
     assert query_terms("__ ?? **") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_1 .-'東京にカ\u00e9")), max_size=40),
+       st.lists(st.sampled_from(["a", "ab", "b_1", "1", "東", "に", "カ", "\u00e9a"]),
+                min_size=1, max_size=4))
+def test_the_term_finder_counts_what_the_tokenizer_splits(text: str, terms: list[str]) -> None:
+    from collections import Counter
+
+    from graphmem.read.keywords import _finder
+
+    found = Counter(_finder(tuple(dict.fromkeys(terms)))(text.lower()))
+    split = Counter(w for w in words(text) if w in set(terms))
+    assert found == split
