@@ -239,10 +239,11 @@ def _expand(store: Store, sources: dict[tuple[str, str], float], common: dict[st
         "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]} for c in pool]})
     row = rows[0]
     # What a concurrent forget deleted while this was read has null properties: gone, and
-    # so are the edges to it.
+    # so are the edges to it, and a link deleted with the memory at its other end.
     row["memories"] = [m for m in row["memories"] if m["memory"].get("id") is not None]
     alive = {rank.key(m["memory"]) for m in row["memories"]}
-    row["edges"] = [e for e in row["edges"] if (e["to_scope"], e["to"]) in alive]
+    row["edges"] = [e for e in row["edges"] if (e["to_scope"], e["to"]) in alive
+                    and (e["kind"] != "link" or None not in (e["weight"], e["since"]))]
     row["named"] = [n for n in row["named"] if (n["to_scope"], n["to"]) in alive]
     return row
 
