@@ -229,7 +229,6 @@ def _brief(m: MemoryOut) -> dict[str, Any]:
 
 #: Where `graphmem mcp --transport http` listens unless told otherwise.
 HTTP_HOST, HTTP_PORT, HTTP_PATH = "127.0.0.1", 8765, "/mcp"
-_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def serve(mem: GraphMem, transport: str = "stdio", *, host: str = HTTP_HOST,
@@ -237,7 +236,9 @@ def serve(mem: GraphMem, transport: str = "stdio", *, host: str = HTTP_HOST,
     """Serve `mem`'s scope over stdio until the client hangs up, or over streamable HTTP
     at http://host:port/mcp until stopped; pending reinforcement is written before
     returning. HTTP listens on a loopback address only: it has no credentials yet."""
-    if transport == "http" and host not in _LOOPBACK:
+    from graphmem.service.http import LOOPBACK
+
+    if transport == "http" and host not in LOOPBACK:
         raise InputError(f"host {host!r}: the MCP HTTP server has no tokens yet, so it "
                          "listens on 127.0.0.1, localhost or ::1 only", field="--host")
     try:

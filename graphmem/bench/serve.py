@@ -70,7 +70,6 @@ class _Ledger:
     """What one client was told: ids created and their state, and its counts."""
 
     live: dict[str, str] = field(default_factory=dict)  # id -> scope, acknowledged
-    archived: set[str] = field(default_factory=set)
     deleted: set[str] = field(default_factory=set)
     sent: set[str] = field(default_factory=set)
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
@@ -253,7 +252,8 @@ def _account(verb: str, body: dict[str, Any], reply: httpx.Response, ledger: _Le
                     ledger.live[o["id"]] = "created"
     elif verb == "forget" and reply.status_code == 200:
         ledger.live.pop(body["id"], None)
-        (ledger.deleted if body["hard"] else ledger.archived).add(body["id"])
+        if body["hard"]:  # archived memories stay stored: only a hard forget is checked
+            ledger.deleted.add(body["id"])
 
 
 def _check(mem: GraphMem, scopes: list[str], ledgers: list[_Ledger]) -> tuple[int, int]:

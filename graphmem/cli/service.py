@@ -15,9 +15,6 @@ from graphmem.errors import InputError
 token_app = typer.Typer(help="Make, list and revoke the service's tokens.",
                         no_args_is_help=True)
 
-#: Addresses the service may listen on before any token exists.
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
 
 @token_app.command("create")
 @handled
@@ -89,7 +86,7 @@ def serve(
 
     limits = Limits(max_body_bytes=max_body, max_batch=max_batch, rate=rate, burst=burst)
     mem = open_memory()
-    if host not in LOOPBACK and mem.live_tokens() == 0:
+    if host not in http.LOOPBACK and mem.live_tokens() == 0:
         mem.close()
         raise InputError(f"host {host!r}: no live token yet, so the service listens on "
                          "loopback only (make one with `graphmem token create`)",

@@ -7,6 +7,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+#: The addresses a server may listen on without credentials.
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 #: How long a stopping server waits for the requests in flight.
 GRACE_SECONDS = 30
 #: How long an idle connection stays open: longer than a client's pause between requests,
