@@ -45,7 +45,7 @@ from graphmem.types import (
     as_utc,
     utcnow,
 )
-from graphmem.write import formats, ingest
+from graphmem.write import formats, ingest, runs
 from graphmem.write.extract import Extractor, load_extractor
 from graphmem.write.ingest import Timing
 from graphmem.write.records import Collector, Numbered, parse_records
@@ -86,9 +86,11 @@ class GraphMem:
 
     @property
     def _db(self) -> Store:
-        """The connected Store (connects on first access)."""
+        """The connected Store (connects on first access, and then undoes any run whose
+        writer died before it was done: graphmem.write.runs)."""
         if self._store is None:
             self._store = Store.connect(self.settings)
+            runs.recover(self._store, None)
         return self._store
 
     def at(self, now: datetime | None = None, *, embedder: Embedder | None = None) -> GraphMem:
@@ -147,7 +149,8 @@ class GraphMem:
             "scope": scope or s.scope, "now": self.now(), "added_by": added_by or s.added_by,
             "kind": kind, "visibility": visibility, "session": session,
             "signal_gate": signal_gate, "allow_forgotten": allow_forgotten,
-            "batch_size": s.write_batch_size, "dedup_threshold": s.dedup_threshold,
+            "batch_size": s.write_batch_size, "chunk_rows": s.write_chunk_rows,
+            "dedup_threshold": s.dedup_threshold,
             "synaptic_threshold": s.synaptic_threshold,
             "synaptic_max_links": s.synaptic_max_links})
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from graphmem.errors import invalid
 from graphmem.graph.model import HUB_LIMIT, LINK_TAU_DAYS, VISIBILITIES
 from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
-from graphmem.settings import check_scope
+from graphmem.settings import CHUNK_ROWS, check_scope
 from graphmem.types import SESSION_NAME, as_utc, canonical_kind
 from graphmem.write.gates import secret_reason, shown
 
@@ -152,6 +152,7 @@ class WriteOptions(BaseModel):
     #: Write records whose id or text a hard forget removed (refused otherwise).
     allow_forgotten: bool = False
     batch_size: int = Field(500, ge=1)
+    chunk_rows: int = Field(CHUNK_ROWS, ge=1)
     dedup_threshold: float = Field(0.92, gt=0.0, le=1.0)
     synaptic_threshold: float = Field(0.5, ge=0.0, le=1.0)
     synaptic_max_links: int = Field(5, ge=0)

@@ -22,6 +22,11 @@ from graphmem.errors import ConfigError, InputError
 from graphmem.lifecycle.decay import PRESETS, Curve
 from graphmem.write.gates import secret_reason, shown
 
+#: Records one transaction writes by default. At about 34 KB of transaction memory per
+#: record (docs/results.md, "One input, one outcome"), 10,000 take ~340 MB of the default
+#: 1.4 GiB pool, leaving room for concurrent writers.
+CHUNK_ROWS = 10_000
+
 #: The only label-like names that may come from configuration and reach a query.
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 _SCOPE = re.compile(r"^[A-Za-z0-9_.:/@-]{1,200}$")
@@ -76,8 +81,11 @@ class Settings(BaseSettings):
     #: Cosine at or above which memories of one session are linked.
     synaptic_threshold: float = Field(0.5, gt=0.0, le=1.0)
     synaptic_max_links: int = Field(5, ge=0, le=100)
-    #: Records per write transaction.
+    #: Records per write statement.
     write_batch_size: int = Field(500, ge=1, le=10_000)
+    #: Records one transaction writes at most: a bigger input is a run of chunks of this
+    #: many, with one outcome (graphmem.write.runs).
+    write_chunk_rows: int = Field(CHUNK_ROWS, ge=100)
     #: "rules", or "package.module:factory" for another entity extractor.
     entity_extractor: str = "rules"
 

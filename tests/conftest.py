@@ -117,7 +117,8 @@ class HardeningCounts:
     KINDS = ("tracebacks", "partial batches", "leaks", "cross-scope writes", "lost updates",
              "secrets stored", "secrets echoed", "residue after hard forget",
              "user memories lost", "private in public", "forgotten text back",
-             "live twins refused", "versions of refused updates", "unbounded queries")
+             "live twins refused", "versions of refused updates", "unbounded queries",
+             "partial runs")
 
     def __init__(self) -> None:
         self.inputs = 0

@@ -8,7 +8,8 @@
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), valid_until (datetime or
 //         null), added_by, content_hash, position and session (an explicit place in a
-//         conversation, or null: placed by arrival later), embedding (list of float)}.
+//         conversation, or null: placed by arrival later), embedding (list of float),
+//         import_run (the run writing it, graphmem.write.runs; null in one transaction)}.
 // Returns: nothing.
 {{scope_lock}}
 SET s.written = s.written + size(rows)
@@ -35,7 +36,8 @@ SET m.text = r.text,
     m.stability = 1.0,
     m.confirmation_count = 0,
     m.lifecycle = 'active',
-    m.tier = 'hot'
+    m.tier = 'hot',
+    m.import_run = r.import_run
 SET m += r.meta
 // The kind as a label too: Neo4j Browser styles nodes by label (cypher/explore/*.grass).
 SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))

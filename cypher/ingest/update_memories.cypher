@@ -9,7 +9,8 @@
 // Params: $rows: list of {id, text, kind, scope, scope_key, visibility, importance, confidence,
 //         source, tags, meta (map), created_at (datetime), valid_until (datetime or
 //         null), added_by, content_hash, position and session (an explicit place in a
-//         conversation, or null: the memory keeps its place), embedding (list of float)}.
+//         conversation, or null: the memory keeps its place), embedding (list of float),
+//         import_run (the run writing it, for a memory made again; else null)}.
 // Returns: nothing.
 {{scope_lock}}
 UNWIND rows AS r
@@ -21,7 +22,8 @@ MERGE (m:Memory {id: r.id, scope: r.scope})
     m.stability = 1.0,
     m.confirmation_count = 0,
     m.lifecycle = 'active',
-    m.tier = 'hot'
+    m.tier = 'hot',
+    m.import_run = r.import_run
 SET m.text = r.text,
     m.kind = r.kind,
     m.scope = r.scope,

@@ -114,11 +114,12 @@ def _translated(e: nx.Neo4jError, settings: Settings) -> GraphmemError:
     uri, db = settings.neo4j_uri, settings.neo4j_database
     if e.code in MEMORY_CODES:
         return Neo4jBusy(f"Neo4j at {uri} ran out of memory for one transaction "
-                         f"({(e.code or '').rsplit('.', 1)[-1]}); an input is written whole "
-                         "or not at all, in one transaction",
-                         "give the server more heap (GRAPHMEM_SERVER_HEAP for `graphmem "
-                         "server start`, else server.memory.heap.max_size) or write the input "
-                         "as smaller ones")
+                         f"({(e.code or '').rsplit('.', 1)[-1]}); nothing of the input was "
+                         "kept",
+                         "write fewer records per transaction (GRAPHMEM_WRITE_CHUNK_ROWS, "
+                         f"now {settings.write_chunk_rows}) or give the server more heap "
+                         "(GRAPHMEM_SERVER_HEAP for `graphmem server start`, else "
+                         "server.memory.heap.max_size)")
     if isinstance(e, nx.TransientError):  # e.g. a deadlock with a concurrent writer
         return Neo4jBusy(f"Neo4j at {uri} could not finish: {e.code}", "run it again")
     if not isinstance(e, nx.ClientError):  # a database error graphmem has no word for
@@ -298,6 +299,22 @@ class Store:
                 yield holder
             finally:
                 holder.close()
+
+    @contextmanager
+    def held(self, name: str, metadata: dict[str, str], **params: Any) -> Iterator[None]:
+        """Keep a transaction open while the block runs, tagged with `metadata` (which
+        `SHOW TRANSACTIONS` lists), after running the named query in it; rolled back on
+        the way out. The server rolls it back by itself when this process dies: a sign of
+        life other processes can read (graphmem.write.runs)."""
+        with translate_errors(self.settings), \
+                self.driver.session(database=self.database) as session:
+            tx = session.begin_transaction(metadata=metadata)
+            try:
+                tx.run(query(name), params).consume()
+                yield
+            finally:
+                with contextlib.suppress(Exception):  # a dead connection rolled it back
+                    tx.close()
 
     def autocommit(self, name: str, *, own_label: str | None = None,
                    **params: Any) -> list[dict[str, Any]]:

@@ -27,11 +27,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from graphmem.embed import Embeds
-from graphmem.errors import InputError
+from graphmem.errors import InputError, Neo4jBusy
 from graphmem.graph.schema import entity_prefix
 from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
+from graphmem.write import runs
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
 from graphmem.write.links import arrivals, session_rows, synaptic_links
@@ -65,16 +66,19 @@ class Timing:
 
 
 def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
-                referrers: Sequence[Row] = (), *, variant: str | None = None
-                ) -> tuple[int, int]:
+                referrers: Sequence[Row] = (), *, variant: str | None = None,
+                chunk_of: runs.Run | None = None) -> tuple[int, int]:
     """Decide, link and write one batch of embedded rows inside the input's transaction;
-    `referrers` are the rows whose supersedes and links are written with this batch, and
-    `variant` the server's query variant (`Store.variant`).
+    `referrers` are the rows whose supersedes and links are written with this batch,
+    `variant` the server's query variant (`Store.variant`), and `chunk_of` the run this
+    batch is part of (it then holds back rows that touch memories stored before the run).
 
     Returns (entities mentioned, synaptic links created).
     """
     conf = Confirmations()
     decide(tx, rows, opts, conf, variant)
+    if chunk_of is not None:
+        rows = chunk_of.keep(rows, conf)
     written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
     # An update that changes the text keeps the text it had as a version (`history`).
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
@@ -82,7 +86,8 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
         run(tx, "ingest/snapshot", scope=opts.scope, now=opts.now, rows=changed)
     for status, name in (("created", "ingest/create_memories"),
                          ("updated", "ingest/update_memories")):
-        chosen = [{**r.props, "embedding": r.embedded.tolist()} for r in written
+        chosen = [{**r.props, "embedding": r.embedded.tolist(),
+                   "import_run": chunk_of.id if chunk_of else None} for r in written
                   if r.status == status]
         if chosen:
             run(tx, name, rows=chosen)
@@ -188,39 +193,15 @@ def _write_again(transactions: InputTransaction, write_all: Callable[[], None],
                 raise
 
 
-def write(
-    store: Store,
-    embedder: Embeds,
-    extractor: Extractor,
-    records: Sequence[Numbered],
-    opts: WriteOptions,
-    *,
-    skipped: Sequence[InputError] = (),
-    progress: bool = False,
-    timing: Timing | None = None,
-) -> WriteReport:
-    """Gate, embed, deduplicate, link and store `records` in one transaction: the whole
-    input lands, or nothing of it does.
-
-    `skipped` are records already found invalid (with `--skip-invalid`); they are reported
-    as skipped. `progress` draws a bar on stderr.
-
-    Embedding, which bounds ingest, runs in windows of EMBED_WINDOW rows; while one window
-    is embedded, a single writer thread writes the previous one, batch by batch, in order,
-    into the input's transaction. A conflict with a concurrent writer rolls it back, and
-    the whole input is written again, deciding afresh what exists.
-    """
-    timing = timing or Timing()
-    started = time.perf_counter()
-    rows, decided = plan(records, opts)
-    timing.add("gates", started)
-    rows = refuse_forgotten(store, rows, decided, opts)
-    if rows:
-        check_references(store, rows, opts.scope)
+def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: list[Row],
+                 opts: WriteOptions, progress: bool, timing: Timing, totals: list[int]) -> None:
+    """Write `rows` in one transaction: embedding runs in windows of EMBED_WINDOW rows;
+    while one window is embedded, a single writer thread writes the previous one, batch
+    by batch, in order. A conflict with a concurrent writer rolls it back, and the whole
+    input is written again, deciding afresh what exists."""
     batches = [rows[i:i + opts.batch_size] for i in range(0, len(rows), opts.batch_size)]
     referrers = _reference_batches(batches)
     per_window = max(1, EMBED_WINDOW // opts.batch_size)
-    totals = [0, 0]
 
     with bar("remembering", len(rows), progress) as advance, \
             store.transactions() as transactions, \
@@ -265,6 +246,124 @@ def write(
                 _embed_and_extract(embedder, extractor, missing, timing)
             totals[:] = [0, 0]
             _write_again(transactions, lambda: write_window(0, len(batches)), totals)
+
+
+def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[Row],
+               opts: WriteOptions, progress: bool, timing: Timing, totals: list[int]) -> None:
+    """Write `rows` as a run (graphmem.write.runs): chunks of `opts.chunk_rows` that each
+    commit, the next chunk embedded while the writer thread writes the last; then one
+    transaction with what touches memories stored before the run, every link and
+    supersede the input asks for, and the run marked done. A failure anywhere undoes
+    the run whole."""
+    chunks = [rows[i:i + opts.chunk_rows] for i in range(0, len(rows), opts.chunk_rows)]
+
+    def batches(part: list[Row]) -> list[list[Row]]:
+        return [part[i:i + opts.batch_size] for i in range(0, len(part), opts.batch_size)]
+
+    with bar("remembering", len(rows), progress) as advance, \
+            runs.started(store, opts.scope, len(rows)) as job, \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-writer") as writer:
+
+        def write_chunk(chunk: list[Row]) -> None:
+            def attempt(tx: Tx) -> list[int]:
+                job.begin_chunk()
+                made = [0, 0]
+                for batch in batches(chunk):
+                    started = time.perf_counter()
+                    n_entities, n_links = write_batch(tx, batch, opts, variant=store.variant,
+                                                      chunk_of=job)
+                    timing.add("write", started)
+                    made = [made[0] + n_entities, made[1] + n_links]
+                return made
+
+            made = _committed(store, attempt)
+            job.commit_chunk()
+            totals[:] = [totals[0] + made[0], totals[1] + made[1]]
+            advance(len(chunk))
+
+        def wait(job: Future[None]) -> None:
+            started = time.perf_counter()
+            job.result()
+            timing.add("wait", started)
+
+        pending: Future[None] | None = None
+        for chunk in chunks:
+            _embed_and_extract(embedder, extractor, chunk, timing)
+            if pending is not None:
+                wait(pending)
+            pending = writer.submit(write_chunk, chunk)
+        if pending is not None:
+            wait(pending)
+
+        referrers = [r for r in rows if references(r)]
+
+        def last(tx: Tx) -> list[int]:
+            made = [0, 0]
+            parts = batches(job.deferred) or [[]]
+            for i, batch in enumerate(parts):
+                n_entities, n_links = write_batch(
+                    tx, batch, opts, referrers if i == len(parts) - 1 else (),
+                    variant=store.variant)
+                made = [made[0] + n_entities, made[1] + n_links]
+            if not run(tx, "runs/done", run=job.id):
+                raise Neo4jBusy(f"run {job.id} was undone by another process while it was "
+                                "written", "run it again")
+            return made
+
+        started = time.perf_counter()
+        made = writer.submit(_committed, store, last).result()
+        timing.add("wait", started)
+        totals[:] = [totals[0] + made[0], totals[1] + made[1]]
+
+
+def _committed(store: Store, work: Callable[[Tx], list[int]]) -> list[int]:
+    """Run `work` in one transaction and commit it; after a conflict with a concurrent
+    writer, run it again in a fresh one (deciding afresh), a few times."""
+    with store.transactions() as transactions:
+        for attempt in range(1, WRITE_ATTEMPTS + 2):
+            try:
+                result = work(transactions.current())
+                transactions.commit()
+                return result
+            except Exception as e:
+                transactions.rollback()
+                if attempt > WRITE_ATTEMPTS or not transactions.retryable(e):
+                    raise
+                time.sleep(random.uniform(0.05, 0.2) * attempt)
+    raise AssertionError("unreachable")
+
+
+def write(
+    store: Store,
+    embedder: Embeds,
+    extractor: Extractor,
+    records: Sequence[Numbered],
+    opts: WriteOptions,
+    *,
+    skipped: Sequence[InputError] = (),
+    progress: bool = False,
+    timing: Timing | None = None,
+) -> WriteReport:
+    """Gate, embed, deduplicate, link and store `records`: the whole input lands, or
+    nothing of it does — in one transaction, or above `opts.chunk_rows` rows as a run of
+    chunks undone whole if any part fails (docs/decisions.md, "One input, one outcome").
+
+    `skipped` are records already found invalid (with `--skip-invalid`); they are reported
+    as skipped. `progress` draws a bar on stderr.
+    """
+    timing = timing or Timing()
+    started = time.perf_counter()
+    rows, decided = plan(records, opts)
+    timing.add("gates", started)
+    rows = refuse_forgotten(store, rows, decided, opts)
+    if rows:
+        check_references(store, rows, opts.scope)
+    totals = [0, 0]
+    if len(rows) > opts.chunk_rows:
+        runs.recover(store, opts.scope)
+        _write_run(store, embedder, extractor, rows, opts, progress, timing, totals)
+    else:
+        _write_whole(store, embedder, extractor, rows, opts, progress, timing, totals)
 
     outcomes: list[WriteOutcome | None] = [None] * len(records)
     for index, outcome in decided.items():

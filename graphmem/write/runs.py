@@ -1,0 +1,125 @@
+"""Runs: an input too big for one transaction, written in chunks that each commit, with
+one outcome all the same (docs/decisions.md, "One input, one outcome").
+
+A run creates its new memories chunk by chunk, each tagged `import_run`; whatever it
+would change of memories stored before it (updates, confirmations, links, supersedes)
+waits for its last transaction, which also marks it done. If any part fails, what it
+wrote is taken out (`undo`) before the error reaches the caller. Its writer keeps a
+transaction open, tagged with the run's id, for as long as it runs: a writer that dies
+(killed, its connection lost) loses it, and the next write to the scope, or a sweep,
+finds the run abandoned and undoes it (`recover`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from graphmem.errors import GraphmemError
+from graphmem.graph.store import Store
+from graphmem.write.dedup import Confirmations
+from graphmem.write.plan import Row
+
+
+@dataclass
+class Run:
+    """A run being written: its id, the memories its committed chunks created, and the
+    rows that touch memories stored before it (written by its last transaction)."""
+
+    id: str
+    mine: set[str] = field(default_factory=set)
+    deferred: list[Row] = field(default_factory=list)
+    #: What the chunk being written adds to the two above, once it commits.
+    _made: set[str] = field(default_factory=set)
+    _held: list[Row] = field(default_factory=list)
+
+    def keep(self, rows: list[Row], conf: Confirmations) -> list[Row]:
+        """The decided rows a chunk writes now: those creating a memory, or updating or
+        confirming one this run created. The others are held for the last transaction,
+        and their confirmations taken out of `conf`."""
+        made = {r.id for r in rows if r.status == "created"}
+        own = self.mine | self._made | made
+        kept = []
+        for r in rows:
+            touched = (r.target if r.status == "confirmed"
+                       else r.id if r.status == "updated" else None)
+            (kept if touched is None or touched in own else self._held).append(r)
+        for target in [t for t in conf.rows if t not in own]:
+            del conf.rows[target]
+        self._made |= made
+        return kept
+
+    def begin_chunk(self) -> None:
+        """Forget what an attempt at the chunk decided (it was rolled back)."""
+        self._made, self._held = set(), []
+
+    def commit_chunk(self) -> None:
+        """The chunk committed: its memories are the run's, its held rows wait."""
+        self.mine |= self._made
+        self.deferred += self._held
+        self.begin_chunk()
+
+
+@contextlib.contextmanager
+def started(store: Store, scope: str, records: int) -> Iterator[Run]:
+    """Record a run for `scope` and hold its sign of life while the block writes it; if
+    the block fails, undo what the run wrote, then let the error go on. The block marks
+    the run done (`runs/done`) in its last transaction."""
+    run = Run(id=uuid.uuid4().hex)
+    with store.held("runs/hold", {"graphmem_run": run.id}, run=run.id):
+        store.autocommit("runs/begin", run=run.id, scope=scope, now=datetime.now(UTC),
+                         records=records)
+        try:
+            yield run
+        except BaseException:
+            try:
+                undo(store, scope, run.id)
+            except GraphmemError as e:  # the server went away: the next write recovers it
+                print(f"graphmem: run {run.id} is left for recovery: {e.one_line()}",
+                      file=sys.stderr)
+            raise
+        store.autocommit("runs/end", run=run.id)
+
+
+def undo(store: Store, scope: str, run: str) -> int:
+    """Take out what run `run` wrote in `scope`: its memories and their edges, entities
+    and sessions only it used; the counts of those left are settled. Returns the number
+    of memories deleted. Idempotent: an interrupted undo is finished by another."""
+    deleted = int(store.autocommit("runs/undo_memories", run=run, scope=scope)[0]["deleted"])
+    store.autocommit("runs/undo_entities", run=run, scope=scope)
+    store.autocommit("runs/undo_sessions", run=run, scope=scope)
+    store.autocommit("runs/end", run=run)
+    return deleted
+
+
+def live(store: Store) -> set[str] | None:
+    """The runs whose writers are alive, or None when the server will not say."""
+    try:
+        return {r["run"] for r in store.autocommit("runs/live")}
+    except GraphmemError:
+        return None
+
+
+def recover(store: Store, scope: str | None) -> list[str]:
+    """Settle the runs of `scope` (None: every scope) whose writers are gone: a run marked
+    done is kept, any other is undone. Returns the runs undone."""
+    found = store.read("runs/list", scope=scope)
+    if not found:
+        return []
+    alive = live(store)
+    if alive is None:
+        return []  # never undo a run that may be alive
+    undone = []
+    for r in found:
+        if r["run"] in alive:
+            continue
+        if r["state"] == "done":
+            store.autocommit("runs/end", run=r["run"])
+        else:
+            undo(store, r["scope"], r["run"])
+            undone.append(r["run"])
+    return undone

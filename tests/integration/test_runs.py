@@ -1,0 +1,238 @@
+"""An input bigger than one transaction (a run of chunks, graphmem.write.runs) has one
+outcome all the same: it lands whole, as the same input in one transaction would, or a
+failure anywhere — the embedder, the server's memory, the writer killed — leaves the
+scope as it was. The generated class joins the standing hardening suite."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem.api import GraphMem
+from graphmem.errors import GraphmemError
+from graphmem.graph.store import Store
+from graphmem.types import MemoryIn
+from graphmem.write.records import Numbered
+
+SCALE = float(os.environ.get("GRAPHMEM_HARDENING_SCALE", "1"))
+TOPICS = [
+    "Ana keeps the on-call schedule in the team calendar",
+    "The Lisbon office hosts the quarterly planning week",
+    "Deploys to production need a green canary for an hour",
+    "Bruno moved the billing service to Postgres in March",
+    "Secrets live in Vault under the platform namespace",
+    "The mobile team ships a release every second Tuesday",
+]
+
+
+class Failing:
+    """The real embedder, until its `after`-th call: then it fails, as a remote embedding
+    service that goes away mid-run does."""
+
+    def __init__(self, real: Any, after: int) -> None:
+        self.real, self.after, self.calls = real, after, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def embed(self, texts: Sequence[str], advance: Any = None) -> np.ndarray:
+        self.calls += 1
+        if self.calls > self.after:
+            raise RuntimeError("the embedding service went away")
+        return self.real.embed(texts, advance)
+
+
+def state(store: Store, scope: str) -> dict[str, Any]:
+    """Everything a scope holds that a run could touch, comparable between scopes: its
+    memories (but where they came from), edges, entities and sessions."""
+    def rows(q: str) -> list[Any]:
+        records = store.driver.execute_query(q, scope=scope, database_=store.database).records
+        # A memory named by its content has an id made from its scope: compared as one.
+        return sorted(re.sub(r"m-[0-9a-f]{20}", "m-*", repr(sorted(r.data().items())))
+                      for r in records)
+
+    return {
+        "memories": rows("""MATCH (m:Memory {scope: $scope})
+            RETURN m.id AS id, m.text AS text, m.position AS position,
+                   m.confirmation_count AS confirmations, m.confidence AS confidence,
+                   m.lifecycle AS lifecycle, m.context AS context, m.version AS version,
+                   m.tags AS tags"""),
+        "edges": rows("""MATCH (a:Memory {scope: $scope})-[r]->(b)
+            RETURN a.id AS a, type(r) AS type,
+                   coalesce(b.id, b.ref, replace(b.id, $scope, '')) AS b"""),
+        "entities": rows("""MATCH (e:Entity {scope: $scope})
+            RETURN e.ref AS ref, e.degree AS degree, e.public_degree AS public"""),
+        "sessions": rows("""MATCH (s:Session {scope: $scope})
+            RETURN s.name AS name, s.turns AS turns, s.last AS last,
+                   s.started_at AS started"""),
+    }
+
+
+def records(n: int, *, start: int = 0, session: str = "s", prefix: str = "r") -> list[dict]:
+    return [{"id": f"{prefix}{i}", "text": f"{TOPICS[i % len(TOPICS)]} (note {i})",
+             "session": f"{session}{i // 7}"} for i in range(start, start + n)]
+
+
+def write(mem: GraphMem, recs: list[dict], scope: str, chunk_rows: int):
+    numbered = [Numbered(i + 1, MemoryIn(**r), "<test>") for i, r in enumerate(recs)]
+    opts = mem.write_options(scope=scope).model_copy(update={"chunk_rows": chunk_rows})
+    return mem.write(numbered, opts)
+
+
+def stored_input(mem: GraphMem, scope: str) -> list[dict]:
+    """A scope's first input, written in one transaction: sessions, a content memory."""
+    before = records(9, session="s")
+    mem.remember(before + [{"text": "Carla reviews every schema migration on Fridays",
+                            "session": "s0"}], scope=scope)
+    return before
+
+
+def mixed(n: int) -> list[dict]:
+    """A big input that also touches what is stored: new turns of stored sessions, an
+    update of a stored memory, a confirmation of one, a link to one, a supersede."""
+    recs = records(n, start=100)
+    recs[3] = {**recs[3], "links": ["r1"]}
+    recs[5] = {**recs[5], "supersedes": "r2"}
+    return recs + [{"id": "r4", "text": "Ana hands the on-call schedule to Bruno"},
+                   {"text": "Carla reviews every schema migration on Fridays"}]
+
+
+def test_a_run_lands_as_one_transaction_would(mem: GraphMem, store: Store) -> None:
+    one, chunked = (mem.settings.scope + suffix for suffix in ("-one", "-run"))
+    try:
+        for scope in (one, chunked):
+            stored_input(mem, scope)
+        whole = write(mem, mixed(60), one, chunk_rows=10_000)
+        run = write(mem, mixed(60), chunked, chunk_rows=13)
+        assert [o.status for o in run.outcomes] == [o.status for o in whole.outcomes]
+        a, b = state(store, one), state(store, chunked)
+        assert {k: len(v) for k, v in a.items()} == {k: len(v) for k, v in b.items()}
+        assert a["memories"] == b["memories"]
+        # (a session starts when its first memory was written: the two scopes' differ)
+        assert [re.sub(r"\('started'.*?\)\), ", "", x) for x in a["sessions"]] == \
+            [re.sub(r"\('started'.*?\)\), ", "", x) for x in b["sessions"]]
+        assert a["entities"] == b["entities"]
+        assert not store.driver.execute_query("MATCH (r:ImportRun) RETURN r",
+                                              database_=store.database).records
+    finally:
+        for scope in (one, chunked):
+            mem.drop_scope(scope)
+
+
+@pytest.mark.parametrize("after", [1, 3])
+def test_a_run_that_fails_part_way_leaves_the_scope_as_it_was(mem: GraphMem, store: Store,
+                                                              embedder, after: int) -> None:
+    scope = mem.settings.scope
+    stored_input(mem, scope)
+    before = state(store, scope)
+    failing = GraphMem(mem.settings, embedder=Failing(embedder, after), store=store)
+    with pytest.raises(RuntimeError):
+        write(failing, mixed(60), scope, chunk_rows=13)
+    assert state(store, scope) == before
+
+
+WRITER = """
+    import sys
+    from graphmem.api import GraphMem
+    from graphmem.types import MemoryIn
+    from graphmem.write.records import Numbered
+    mem = GraphMem()
+    texts = [f"Turn {i} of the long planning call: item {i * 7919 % 1000}" for i in range(3000)]
+    recs = [Numbered(i + 1, MemoryIn(id=f"k{i}", text=t, session=f"c{i // 50}"))
+            for i, t in enumerate(texts)]
+    opts = mem.write_options(scope=sys.argv[1]).model_copy(update={"chunk_rows": 200})
+    mem.write(recs, opts, vectors={t: v for t, v in zip(texts, mem.embedder.embed(texts))})
+"""
+
+
+def test_a_killed_writers_run_is_undone_by_the_next_to_connect(mem: GraphMem, store: Store,
+                                                               hardening) -> None:
+    scope = mem.settings.scope
+    stored_input(mem, scope)
+    before = state(store, scope)
+    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
+           "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), scope], env=env,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while mem.count(scope=scope) < len(before["memories"]) + 400:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        # Alive: another process connecting leaves it alone.
+        with GraphMem(mem.settings) as other:
+            assert other.count(scope=scope) >= len(before["memories"]) + 400
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+    deadline = time.monotonic() + 30
+    while True:  # the server notices the closed connection within moments
+        with GraphMem(mem.settings) as other:
+            other.count(scope=scope)
+        if state(store, scope) == before or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    hardening.inputs += 1
+    hardening.found["partial runs"] += int(state(store, scope) != before)
+    assert state(store, scope) == before
+
+
+def budget(n: int) -> settings:
+    return settings(max_examples=max(1, int(n * SCALE)), derandomize=True, deadline=None,
+                    suppress_health_check=list(HealthCheck), database=None)
+
+
+@budget(12)
+@given(size=st.integers(5, 40), chunk=st.integers(2, 9), fail_at=st.integers(0, 8),
+       touches=st.lists(st.sampled_from(["update", "confirm", "link", "supersede",
+                                         "stored session", "confirm own"]), max_size=4))
+def test_generated_runs_land_whole_or_leave_nothing(mem: GraphMem, store: Store, embedder,
+                                                    hardening, size, chunk, fail_at,
+                                                    touches) -> None:
+    scope = f"run:{uuid.uuid4().hex[:10]}"
+    try:
+        stored_input(mem, scope)
+        recs = records(size, start=100, session="new" if "stored session" not in touches
+                       else "s")
+        extra: list[dict] = []
+        if "update" in touches:
+            extra.append({"id": "r3", "text": "Ana moved the on-call schedule to a wiki"})
+        if "confirm" in touches:
+            extra.append({"text": "Carla reviews every schema migration on Fridays"})
+        if "link" in touches:
+            recs[0] = {**recs[0], "links": ["r5"]}
+        if "supersede" in touches:
+            recs[-1] = {**recs[-1], "supersedes": "r6"}
+        if "confirm own" in touches:  # what an earlier chunk of the run wrote
+            extra.append({"text": recs[0]["text"]})
+        recs += extra
+        before = state(store, scope)
+        chunks = -(-len(recs) // chunk)
+        failing = GraphMem(mem.settings, embedder=Failing(embedder, fail_at), store=store)
+        hardening.inputs += 1
+        try:
+            write(failing, recs, scope, chunk_rows=chunk)
+            landed = True
+        except (RuntimeError, GraphmemError):
+            landed = False
+        assert landed == (fail_at >= chunks)
+        if not landed:
+            hardening.found["partial runs"] += int(state(store, scope) != before)
+            assert state(store, scope) == before
+        else:
+            assert mem.count(scope=scope) >= len(before["memories"]) + size
+    finally:
+        mem.drop_scope(scope)
