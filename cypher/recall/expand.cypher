@@ -17,7 +17,8 @@
 //          'entity', 'subject'), name, weight, since (epoch ms), degree}), named (list of
 //          {to, to_scope, entity, name, degree}), named_entities (how many of the entities
 //          carry activation), memories (each reached memory once: {memory
-//          (fragments/rank_facts), about (keys of what it is about), cosine}), and about
+//          (fragments/rank_facts), about (keys of what it is about), similarity (to the
+//          query: (1 + cos) / 2)}), and about
 //          (the keys of the entities each of the pool is about: {id, scope, about}).
 CALL () {
   UNWIND $lists.sources AS source
@@ -65,9 +66,9 @@ CALL (edges, named) {
   UNWIND [e IN edges | e.n] + [x IN named | x.n] AS m
   WITH DISTINCT m
   RETURN collect({memory: {{rank_facts}}, about: [(m)-[:ABOUT]->(e:Entity) | e.key],
-                  cosine: CASE WHEN $vector IS NULL OR m.embedding IS NULL THEN null
-                               ELSE 2 * vector.similarity.cosine(m.embedding, $vector) - 1
-                          END}) AS memories
+                  similarity: CASE WHEN $vector IS NULL OR m.embedding IS NULL THEN null
+                                   ELSE vector.similarity.cosine(m.embedding, $vector)
+                              END}) AS memories
 }
 CALL () {
   UNWIND CASE WHEN size($lists.entities) > 0 THEN $lists.pool ELSE [] END AS p

@@ -8,17 +8,18 @@
 // - text, context: recall/text_lists' (asked while the query embedded), in $lists.
 // - next (with $lists.context): the turn after each vector and text candidate.
 // Per memory: what ranking reads of it (fragments/rank_facts), its places in the lists
-// ({list, rank, score}: the index's similarity, or BM25), its cosine with the query,
+// ({list, rank, score}: the index's similarity, or BM25), its similarity to the query,
 // whether it has a context, and with $lists.context the turn before it: that turn's
-// cosine with the query and its similarity to the memory.
+// similarity to the query and to the memory. Similarities are the index's (1 + cos) / 2;
+// ranking turns them into cosines (graphmem.read.rank.cosine).
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
 //         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
 //         $layers, $lifecycles, $kinds, $filters, $since, $until.
 // Returns one row: vector_found (vector candidates that passed), index_returned
 //          (neighbours the index returned before filtering; 0 after a scan) and
-//          candidates (list of {memory, ranks, cosine, has_context, prev_cosine,
-//          prev_similarity}).
+//          candidates (list of {memory, ranks, similarity, has_context,
+//          prev_query_similarity, prev_similarity}).
 CALL () {
   WITH 1 AS on
   WHERE $vector IS NOT NULL AND NOT $scan AND $scan_below > 0
@@ -87,11 +88,11 @@ CALL (entries, next) {
   WITH m, ranks, p, [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
   RETURN collect({
     memory: {{rank_facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
-    cosine: CASE WHEN similarity IS NOT NULL THEN 2 * similarity - 1
-                 WHEN $vector IS NULL OR m.embedding IS NULL THEN null
-                 ELSE 2 * vector.similarity.cosine(m.embedding, $vector) - 1 END,
-    prev_cosine: CASE WHEN p IS NULL OR $vector IS NULL THEN null
-                      ELSE 2 * vector.similarity.cosine(p.embedding, $vector) - 1 END,
+    similarity: CASE WHEN similarity IS NOT NULL THEN similarity
+                     WHEN $vector IS NULL OR m.embedding IS NULL THEN null
+                     ELSE vector.similarity.cosine(m.embedding, $vector) END,
+    prev_query_similarity: CASE WHEN p IS NULL OR $vector IS NULL THEN null
+                                ELSE vector.similarity.cosine(p.embedding, $vector) END,
     prev_similarity: CASE WHEN p IS NULL OR m.embedding IS NULL THEN null
                           ELSE vector.similarity.cosine(p.embedding, m.embedding) END
   }) AS candidates

@@ -1,6 +1,7 @@
-"""`bench batch`: one input as big as asked, written as one transaction on the configured
-server. Does it land whole, or fail whole, how fast, and with what message? The
-baseline is the smallest size, written in the same run."""
+"""`bench batch`: one input as big as asked, on the configured server: in one transaction,
+or above the chunk size as a run of chunks with one outcome (graphmem.write.runs). Does
+it land whole, or fail whole, how fast, and with what message? The baseline is the
+smallest size, written in the same run."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ class BatchRow(BaseModel):
     stored: int  # memories in the scope afterwards: all of them, or none
     seconds: float
     rows_per_second: int
+    transactions: int  # the chunks of its run and its last transaction, or 1
     error: str | None = None
 
 
@@ -36,6 +38,7 @@ class BatchBench(BaseModel):
     server: str  # the server's version
     heap: str  # the server's maximum heap
     transaction_memory: str  # its memory pool for all transactions
+    chunk_rows: int  # records one transaction writes at most
     rows: list[BatchRow]
 
 
@@ -63,12 +66,14 @@ def batch(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int],
             stored = mem.count(scope=scope)
         finally:
             mem.drop_scope(scope)
+        chunk = mem.settings.write_chunk_rows
         rows.append(BatchRow(records=size, landed=error is None, stored=stored,
                              seconds=round(took, 1), rows_per_second=int(size / took),
+                             transactions=1 if size <= chunk else -(-size // chunk) + 1,
                              error=error))
     config = mem.server_settings(["server.memory.heap.max_size",
                                   "dbms.memory.transaction.total.max"])
     return BatchBench(cores=os.cpu_count() or 1, server=mem.server.version or "?",
                       heap=config.get("server.memory.heap.max_size", "?"),
                       transaction_memory=config.get("dbms.memory.transaction.total.max", "?"),
-                      rows=rows)
+                      chunk_rows=mem.settings.write_chunk_rows, rows=rows)

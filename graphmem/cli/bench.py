@@ -310,8 +310,9 @@ def batch(
     "10000,100000",
     as_json: JsonOpt = False,
 ) -> None:
-    """Write one input of each size as one transaction: does it land whole or fail
-    whole, how fast, with what message (on the configured server's heap)."""
+    """Write one input of each size (one transaction, or a run of chunks above
+    GRAPHMEM_WRITE_CHUNK_ROWS): does it land whole or fail whole, how fast, with what
+    message (on the configured server's heap)."""
     try:
         wanted = [int(s) for s in sizes.split(",") if s.strip()]
     except ValueError:
@@ -322,14 +323,16 @@ def batch(
         result = batch_bench.batch(mem, paths, sizes=wanted)
 
     def render(c) -> None:
-        table = Table("records", "landed", "stored", "seconds", "rows/s", "error",
-                      title=f"One input, one transaction (Neo4j {result.server}, heap "
+        table = Table("records", "transactions", "landed", "stored", "seconds", "rows/s",
+                      "error",
+                      title=f"One input, one outcome (Neo4j {result.server}, heap "
                       f"{result.heap}, transaction memory {result.transaction_memory}, "
-                      f"{result.cores} cores)", title_justify="left")
+                      f"{result.chunk_rows:,} records per transaction, {result.cores} cores)",
+                      title_justify="left")
         for row in result.rows:
-            table.add_row(f"{row.records:,}", "yes" if row.landed else "no",
-                          f"{row.stored:,}", f"{row.seconds:.1f}", f"{row.rows_per_second:,}",
-                          row.error or "")
+            table.add_row(f"{row.records:,}", f"{row.transactions:,}",
+                          "yes" if row.landed else "no", f"{row.stored:,}",
+                          f"{row.seconds:.1f}", f"{row.rows_per_second:,}", row.error or "")
         c.print(table)
 
     emit(result, as_json, render)

@@ -50,7 +50,7 @@ TIMEOUT_CODES = frozenset({"Neo.ClientError.Transaction.TransactionTimedOut",
                            "Neo.ClientError.Transaction.LockClientStopped"})
 
 #: The server ran out of memory for a transaction: the same input fails the same way
-#: again, so it is never retried (docs/decisions.md, "An input is one transaction").
+#: again, so it is never retried (docs/decisions.md, "One input, one outcome").
 MEMORY_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError",
                           "Neo.TransientError.General.OutOfMemoryError",
                           "Neo.ClientError.General.TransactionOutOfMemoryError"})

@@ -86,6 +86,12 @@ def rrf(ranks: Iterable[int | None], k: int) -> float:
     return sum(1.0 / (k + r) for r in ranks if r is not None) * (k + 1) / len(ranks)
 
 
+def cosine(similarity: float | None) -> float | None:
+    """The cosine a vector similarity stands for: Neo4j's vector index and
+    `vector.similarity.cosine` report (1 + cos) / 2, which recall's queries return as is."""
+    return None if similarity is None else 2.0 * similarity - 1.0
+
+
 def context_cosine(cosine: float | None, prev_cosine: float | None,
                    prev_similarity: float | None) -> float | None:
     """The cosine of the query with the mean of a turn's and its predecessor's vectors:
@@ -118,9 +124,10 @@ class Candidate:
     @classmethod
     def of(cls, row: dict[str, Any]) -> Candidate:
         """A candidate from a `recall/retrieve` (or `recall/exact`) row."""
-        c = cls(memory=row["memory"], cosine=row.get("cosine"),
+        c = cls(memory=row["memory"], cosine=cosine(row.get("similarity")),
                 has_context=bool(row.get("has_context")),
-                prev_cosine=row.get("prev_cosine"), prev_similarity=row.get("prev_similarity"))
+                prev_cosine=cosine(row.get("prev_query_similarity")),
+                prev_similarity=row.get("prev_similarity"))
         for r in row.get("ranks", []):
             if r["list"] == "vector":
                 c.vector_rank = r["rank"]

@@ -212,7 +212,7 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
         c.memory["about"] = about
     memories = {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
                 for m in first["memories"]}
-    cosines = {rank.key(m["memory"]): m["cosine"] for m in first["memories"]}
+    cosines = {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in first["memories"]}
     by_query = (rank.named(first["named"], first["named_entities"], spreading.width)
                 if first["named_entities"] else [])
     hop1 = rank.hop(seeds, first["edges"], spreading, scoring.now)
@@ -223,7 +223,8 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
         trips += 1
         memories |= {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
                      for m in second["memories"]}
-        cosines |= {rank.key(m["memory"]): m["cosine"] for m in second["memories"]}
+        cosines |= {rank.key(m["memory"]): rank.cosine(m["similarity"])
+                    for m in second["memories"]}
         hop2 = rank.hop({r.key: r.activation for r in hop1}, second["edges"], spreading,
                         scoring.now)
     merged = rank.merge(by_query, hop1, hop2, cosines, spreading)

@@ -1,1 +1,1 @@
-"""The write path: records, files, gates, entities and the one transaction per input."""
+"""The write path: records, files, gates, entities, and one outcome per input."""

@@ -1,5 +1,5 @@
 """The write path: records → gates → embedding → dedup/confirmation → entities →
-sessions and synaptic tagging → one write transaction per input (docs/architecture.md).
+sessions and synaptic tagging → one outcome per input (docs/architecture.md).
 
 Identity decides what a record can become:
 - a caller's `id`, or a file format's stable key (a LoCoMo turn, a Markdown paragraph),
@@ -10,10 +10,11 @@ Identity decides what a record can become:
 
 Every input is validated and every id it references checked before the first write
 (`plan`); the whole input is then one transaction (written in batches of statements), so
-it lands whole or not at all. Near-duplicates are found against what is stored and within
+it lands whole or not at all — or, above `chunk_rows` records, a run of chunks with one
+outcome all the same (`runs`). Near-duplicates are found against what is stored and within
 each batch (`dedup`): the vector index sees a transaction's new memories only once it
 commits. Synaptic links are `links`. This module runs the pipeline: embedding in windows
-while a writer thread writes the last one, and the retry of a whole input.
+while a writer thread writes the last one, and the retry of a whole input or chunk.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ class Run:
         and their confirmations taken out of `conf`."""
         made = {r.id for r in rows if r.status == "created"}
         own = self.mine | self._made | made
-        kept = []
+        kept: list[Row] = []
         for r in rows:
             touched = (r.target if r.status == "confirmed"
                        else r.id if r.status == "updated" else None)

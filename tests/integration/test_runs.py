@@ -94,7 +94,7 @@ def write(mem: GraphMem, recs: list[dict], scope: str, chunk_rows: int):
 def stored_input(mem: GraphMem, scope: str) -> list[dict]:
     """A scope's first input, written in one transaction: sessions, a content memory."""
     before = records(9, session="s")
-    mem.remember(before + [{"text": "Carla reviews every schema migration on Fridays",
+    mem.remember([*before, {"text": "Carla reviews every schema migration on Fridays",
                             "session": "s0"}], scope=scope)
     return before
 
@@ -105,8 +105,8 @@ def mixed(n: int) -> list[dict]:
     recs = records(n, start=100)
     recs[3] = {**recs[3], "links": ["r1"]}
     recs[5] = {**recs[5], "supersedes": "r2"}
-    return recs + [{"id": "r4", "text": "Ana hands the on-call schedule to Bruno"},
-                   {"text": "Carla reviews every schema migration on Fridays"}]
+    return [*recs, {"id": "r4", "text": "Ana hands the on-call schedule to Bruno"},
+            {"text": "Carla reviews every schema migration on Fridays"}]
 
 
 def test_a_run_lands_as_one_transaction_would(mem: GraphMem, store: Store) -> None:
