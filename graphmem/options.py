@@ -12,7 +12,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from graphmem.errors import invalid
 from graphmem.graph.model import HUB_LIMIT, LINK_TAU_DAYS, VISIBILITIES
 from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
-from graphmem.settings import CHUNK_ROWS, check_scope
+from graphmem.settings import (
+    CHUNK_ROWS,
+    DEDUP_THRESHOLD,
+    SYNAPTIC_MAX_LINKS,
+    SYNAPTIC_THRESHOLD,
+    WRITE_BATCH_SIZE,
+    BatchSize,
+    ChunkRows,
+    DedupThreshold,
+    SynapticLinks,
+    SynapticThreshold,
+    check_scope,
+)
 from graphmem.types import SESSION_NAME, as_utc, canonical_kind
 from graphmem.write.gates import secret_reason, shown
 
@@ -151,11 +163,12 @@ class WriteOptions(BaseModel):
     signal_gate: bool = True
     #: Write records whose id or text a hard forget removed (refused otherwise).
     allow_forgotten: bool = False
-    batch_size: int = Field(500, ge=1)
-    chunk_rows: int = Field(CHUNK_ROWS, ge=1)
-    dedup_threshold: float = Field(0.92, gt=0.0, le=1.0)
-    synaptic_threshold: float = Field(0.5, ge=0.0, le=1.0)
-    synaptic_max_links: int = Field(5, ge=0)
+    # The write path's knobs, as configured (graphmem.settings defines them once).
+    batch_size: BatchSize = WRITE_BATCH_SIZE
+    chunk_rows: ChunkRows = CHUNK_ROWS
+    dedup_threshold: DedupThreshold = DEDUP_THRESHOLD
+    synaptic_threshold: SynapticThreshold = SYNAPTIC_THRESHOLD
+    synaptic_max_links: SynapticLinks = SYNAPTIC_MAX_LINKS
 
     @field_validator("scope")
     @classmethod

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
@@ -22,9 +22,25 @@ from graphmem.errors import ConfigError, InputError
 from graphmem.lifecycle.decay import PRESETS, Curve
 from graphmem.write.gates import secret_reason, shown
 
-#: Records one transaction writes by default. At about 34 KB of transaction memory per
-#: record (docs/results.md, "One input, one outcome"), 10,000 take ~340 MB of the default
+# The write path's knobs, each with its default and bounds defined once: Settings reads
+# them from the environment, WriteOptions (graphmem.options) carries them into one write.
+#: Cosine at or above which a new text confirms an existing memory.
+DedupThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
+DEDUP_THRESHOLD = 0.92
+#: Cosine at or above which memories of one session are linked.
+SynapticThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
+SYNAPTIC_THRESHOLD = 0.5
+#: At most this many synaptic links per new memory.
+SynapticLinks = Annotated[int, Field(ge=0, le=100)]
+SYNAPTIC_MAX_LINKS = 5
+#: Records per write statement.
+BatchSize = Annotated[int, Field(ge=1, le=10_000)]
+WRITE_BATCH_SIZE = 500
+#: Records one transaction writes at most: a bigger input is a run of chunks of this many
+#: with one outcome (graphmem.write.runs). At about 34 KB of transaction memory per record
+#: (docs/results.md, "One input, one outcome"), 10,000 take ~340 MB of the default
 #: 1.4 GiB pool, leaving room for concurrent writers.
+ChunkRows = Annotated[int, Field(ge=1)]
 CHUNK_ROWS = 10_000
 
 #: The only label-like names that may come from configuration and reach a query.
@@ -76,16 +92,12 @@ class Settings(BaseSettings):
     #: name no session join it, in order of arrival. An agent's harness sets it once.
     session: str | None = None
 
-    #: Cosine at or above which a new text confirms an existing memory.
-    dedup_threshold: float = Field(0.92, gt=0.0, le=1.0)
-    #: Cosine at or above which memories of one session are linked.
-    synaptic_threshold: float = Field(0.5, gt=0.0, le=1.0)
-    synaptic_max_links: int = Field(5, ge=0, le=100)
-    #: Records per write statement.
-    write_batch_size: int = Field(500, ge=1, le=10_000)
-    #: Records one transaction writes at most: a bigger input is a run of chunks of this
-    #: many, with one outcome (graphmem.write.runs).
-    write_chunk_rows: int = Field(CHUNK_ROWS, ge=100)
+    # The write path's knobs (defined above, with their meaning).
+    dedup_threshold: DedupThreshold = DEDUP_THRESHOLD
+    synaptic_threshold: SynapticThreshold = SYNAPTIC_THRESHOLD
+    synaptic_max_links: SynapticLinks = SYNAPTIC_MAX_LINKS
+    write_batch_size: BatchSize = WRITE_BATCH_SIZE
+    write_chunk_rows: ChunkRows = CHUNK_ROWS
     #: "rules", or "package.module:factory" for another entity extractor.
     entity_extractor: str = "rules"
 
