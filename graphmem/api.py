@@ -336,7 +336,8 @@ class GraphMem:
                options: RecallOptions | None = None, **settings: Any) -> RecallResult:
         """The memories of a scope that best answer `query`, best first.
 
-        `settings` are RecallOptions fields (mode, top_k, hops, alpha, kinds, filters, …).
+        `settings` are RecallOptions fields (mode, top_k, hops, kinds, filters, …) or a
+        knob's short name (alpha, rrf_k, turn_weight, …).
         What it returns is reinforced in the background (see `flush`), unless
         `reinforce=False`.
         """
@@ -348,8 +349,8 @@ class GraphMem:
         target = self._scope(scope)
         result = retrieval.recall(self._db, self.embedder, query, scope=target, now=now,
                                   options=opts, extractor=self.extractor)
-        if opts.reinforce and (item := reinforcement.plan(result.hits, scope=target, now=now,
-                                                          opts=opts, embedder=self.embedder)):
+        if opts.feedback.reinforce and (item := reinforcement.plan(
+                result.hits, scope=target, now=now, opts=opts, embedder=self.embedder)):
             with self._reinforcer_made:
                 if self._reinforcer is None:
                     self._reinforcer = Reinforcer(self._db, interval=self._reinforce_every)

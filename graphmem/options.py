@@ -43,13 +43,97 @@ def parse(model: type[M], values: dict[str, Any]) -> M:
         raise invalid(e) from None
 
 
+class Fusion(BaseModel):
+    """How the lists become one score (`rank.relevance`, `rank.Scoring`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: Per list (vector, keyword) before fusion.
+    candidates: int = Field(50, ge=1, le=10_000)
+    rrf_k: int = Field(5, ge=1)
+    #: Weighted fusion instead of rank fusion: alpha x cosine + (1 - alpha) x BM25 share.
+    alpha: float | None = Field(None, ge=0.0, le=1.0)
+    temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
+    #: Score factor of memories from mounted layers: at most 1, so a layer never outranks
+    #: the caller's own memories by fiat (it never decides what is reinforced either).
+    layer_factor: float = Field(0.8, gt=0.0, le=1.0)
+
+
+class Association(BaseModel):
+    """How activation spreads from the best hits over the graph (`rank.Spreading`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seeds: int = Field(3, ge=1)
+    #: Memories kept per hop of spreading activation.
+    width: int = Field(30, ge=1)
+    #: Direct candidates that association may reorder: top_k x this.
+    pool_factor: int = Field(3, ge=1)
+    #: The bonus weight of what association reached.
+    weight: float = Field(0.6, ge=0.0)
+    hop_decay: float = Field(0.5, ge=0.0, le=1.0)
+    entity_weight: float = Field(1.0, ge=0.0)
+    #: What the query names: a memory mentioning an entity of the query gains this x the
+    #: entity's share / its degree; a memory about one (its title, a turn's speaker)
+    #: scores x (1 + subject_weight).
+    mention_weight: float = Field(1.0, ge=0.0)
+    subject_weight: float = Field(0.3, ge=0.0, le=1.0)
+    hub_limit: int = HUB_LIMIT
+    link_tau_days: float = LINK_TAU_DAYS
+
+
+class Context(BaseModel):
+    """How a memory's conversation counts (`rank.context_ranks`, `turns.rerank`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: Hybrid rank fusion only: memories are also ranked as they read with the turn
+    #: before them.
+    enabled: bool = True
+    #: A memory gains this share of its better neighbour's score in its session; 0 off.
+    turn_weight: float = Field(0.3, ge=0.0, le=1.0)
+
+
+class Feedback(BaseModel):
+    """How use shapes the score and what a recall reinforces (`read/reinforcement.py`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: In the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
+    use_weight: float = Field(0.6, ge=0.0, le=1.0)
+    reinforce: bool = True
+    direct_boost: float = Field(0.1, ge=0.0)
+    associative_boost: float = Field(0.03, ge=0.0)
+    co_retrieval_step: float = Field(0.05, ge=0.0)
+    co_retrieval_initial: float = Field(0.1, ge=0.0)
+    co_retrieval_top: int = Field(3, ge=0)
+    promote_accesses: int = Field(10, ge=1)
+    promote_confidence: float = Field(0.7, ge=0.0, le=1.0)
+
+
+#: The groups of RecallOptions' tuning knobs, by field name.
+GROUPS: dict[str, type[BaseModel]] = {"fusion": Fusion, "association": Association,
+                                      "context": Context, "feedback": Feedback}
+#: Where a knob's short name lives (the CLI's, the service's and the MCP tool's
+#: `--rrf-k`, `turn_weight`, …): the group and its field there. `association` as a number
+#: is the association weight, `context` as true or false whether context ranks.
+SHORT_NAMES: dict[str, tuple[str, str]] = {
+    **{f: (g, f) for g, model in GROUPS.items() for f in model.model_fields},
+    "association": ("association", "weight"), "context": ("context", "enabled"),
+}
+
+
 class RecallOptions(BaseModel):
-    """How one recall runs; the defaults are graphmem's defaults."""
+    """How one recall runs; the defaults are graphmem's defaults. What to recall is
+    flat; how it is ranked is grouped (fusion, association, context, feedback). Every
+    knob may also be given by its short name (`rrf_k=7`, `turn_weight=0`, `context=False`,
+    `association=0.4`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     mode: str = "hybrid"
     top_k: int = 10
     hops: int = 2
-    alpha: float | None = Field(None, ge=0.0, le=1.0)
     kinds: list[str] | None = None
     filters: dict[str, list[Any]] = {}
     include_shadowed: bool = False
@@ -62,42 +146,38 @@ class RecallOptions(BaseModel):
     #: Type budgets over the answer: semantic 40 %, episodic 25 %,
     #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
     diverse: bool = False
-    temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
-    #: Score factor of memories from mounted layers: at most 1, so a layer never outranks
-    #: the caller's own memories by fiat (it never decides what is reinforced either).
-    layer_factor: float = Field(0.8, gt=0.0, le=1.0)
-    rrf_k: int = Field(5, ge=1)
-    candidates: int = Field(50, ge=1, le=10_000)  # per list (vector, keyword) before fusion
-    seeds: int = 3
-    width: int = Field(30, ge=1)  # memories kept per hop of spreading activation
-    pool_factor: int = 3  # direct candidates that association may reorder: top_k x this
-    association: float = Field(0.6, ge=0.0)  # the bonus weight (beta in associate.cypher)
-    hop_decay: float = 0.5
-    #: Context (hybrid rank fusion only): memories are also ranked as they read in their
-    #: conversation, with the turn before them (`rank.context_ranks`).
-    context: bool = True
-    #: Conversation order (`turns.rerank`): a memory gains this share of its better
-    #: neighbour's score in its session; 0 turns it off.
-    turn_weight: float = Field(0.3, ge=0.0, le=1.0)
-    entity_weight: float = 1.0
-    #: What the query names (association): a memory mentioning an entity of the query
-    #: gains this x the entity's share / its degree; a memory about one (its title, a
-    #: turn's speaker) scores x (1 + subject_weight).
-    mention_weight: float = Field(1.0, ge=0.0)
-    subject_weight: float = Field(0.3, ge=0.0, le=1.0)
-    #: Feedback in the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
-    use_weight: float = Field(0.6, ge=0.0, le=1.0)
-    hub_limit: int = HUB_LIMIT
-    link_tau_days: float = LINK_TAU_DAYS
-    reinforce: bool = True
-    direct_boost: float = 0.1
-    associative_boost: float = 0.03
-    co_retrieval_step: float = 0.05
-    co_retrieval_initial: float = 0.1
-    co_retrieval_top: int = 3
-    promote_accesses: int = 10
-    promote_confidence: float = 0.7
     decay: dict[str, Curve] = Field(default_factory=lambda: dict(DEFAULT_CURVES))
+    fusion: Fusion = Fusion()
+    association: Association = Association()
+    context: Context = Context()
+    feedback: Feedback = Feedback()
+
+    @classmethod
+    def accepts(cls, name: str) -> bool:
+        """Whether `name` is an option a caller may give (a field, or a knob's short
+        name)."""
+        return name in cls.model_fields or name in SHORT_NAMES
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_names(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        out = dict(values)
+        groups: dict[str, dict[str, Any]] = {}
+        for name, value in values.items():
+            if name in GROUPS and (isinstance(value, (dict, BaseModel))):
+                continue  # a whole group
+            if name in SHORT_NAMES:
+                group, field = SHORT_NAMES[name]
+                groups.setdefault(group, {})[field] = value
+                del out[name]
+        for group, knobs in groups.items():
+            given = out.get(group, {})
+            base = given.model_dump(exclude_unset=True) if isinstance(given, BaseModel) \
+                else dict(given)
+            out[group] = {**base, **knobs}
+        return out
 
     @field_validator("mode")
     @classmethod

@@ -122,7 +122,7 @@ LOCOMO_MODES: dict[str, dict[str, object]] = {
     "hybrid": {**_PLAIN, "mode": "hybrid"},
     "hybrid+assoc": {**_PLAIN, "hops": 2},
     "hybrid+context": {**_PLAIN, "context": True},
-    "hybrid+turns": {**_PLAIN, "turn_weight": RecallOptions().turn_weight},
+    "hybrid+turns": {**_PLAIN, "turn_weight": RecallOptions().context.turn_weight},
     "default": {"reinforce": False},  # hybrid, association, context and conversation order
 }
 #: With `--as-agent`: the rows asked of each agent-written copy (signal gate on, off).

@@ -1,7 +1,7 @@
 """The plain reference every recall benchmark prints next to graphmem's modes: what a
 short script does with the same texts and no graph — BM25 over one scope's texts (stop
 words out, no stemming), MiniLM cosine, reciprocal rank fusion of the two lists, at
-recall's own depth and k (`RecallOptions.candidates`, `rrf_k`: 50 and 5) — so no change
+recall's own depth and k (`RecallOptions.fusion`: candidates 50, rrf_k 5) — so no change
 can quietly fall below it."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class PlainReference:
     def __init__(self, texts: list[str], embedder: Embedder, *, depth: int | None = None,
                  rrf_k: int | None = None) -> None:
         # Recall's own list depth and fusion constant, so the two cannot drift apart.
-        defaults = RecallOptions()
+        defaults = RecallOptions().fusion
         self.embedder = embedder
         self.depth = depth if depth is not None else defaults.candidates
         self.rrf_k = rrf_k if rrf_k is not None else defaults.rrf_k

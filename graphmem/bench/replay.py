@@ -58,7 +58,7 @@ class ReplayBench(BaseModel):
 
     cores: int
     noise: float = 0.0  # the share of feedback reports that were wrong
-    use_weight: float  # feedback's weight in the score (RecallOptions.use_weight)
+    use_weight: float  # feedback's weight in the score (RecallOptions.feedback.use_weight)
     conversations: int
     first_half: int  # questions asked in phase 1
     second_half: int  # questions asked in phase 2
@@ -71,7 +71,7 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
     """Replay every conversation of `paths` on three fresh copies of its store; `noise`
     is the share of feedback reports that are wrong, `use_weight` feedback's weight in
     the score (default: RecallOptions')."""
-    weight = RecallOptions().use_weight if use_weight is None else use_weight
+    weight = RecallOptions().feedback.use_weight if use_weight is None else use_weight
     reports = random.Random(seed)
     started = time.perf_counter()
     found: dict[str, Found] = {row: {} for row in ROWS}

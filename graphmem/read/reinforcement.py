@@ -51,19 +51,20 @@ def plan(hits: list[Hit], *, scope: str, now: datetime, opts: RecallOptions,
     own = [h for h in hits if h.scope == scope]
     if not own:
         return None
+    f = opts.feedback
     ids = [h.id for h in own]
-    top = [h.id for h in own if h.via == "direct"][:opts.co_retrieval_top]
+    top = [h.id for h in own if h.via == "direct"][:f.co_retrieval_top]
     rehydrate = ([{"id": h.id, "text": h.text} for h in own if h.tier != "hot"]
                  if embedder is not None else [])
     return Reinforcement(
         scope=scope, now=now,
-        boosts=[{"id": h.id, "boost": opts.direct_boost if h.via == "direct"
-                 else opts.associative_boost} for h in own],
+        boosts=[{"id": h.id, "boost": f.direct_boost if h.via == "direct"
+                 else f.associative_boost} for h in own],
         strengthen=[{"a": a, "b": b} for i, a in enumerate(ids) for b in ids[i + 1:]],
         create=[{"a": a, "b": b} for i, a in enumerate(top) for b in top[i + 1:]],
-        options={"promote_accesses": opts.promote_accesses,
-                 "promote_confidence": opts.promote_confidence,
-                 "step": opts.co_retrieval_step, "initial": opts.co_retrieval_initial},
+        options={"promote_accesses": f.promote_accesses,
+                 "promote_confidence": f.promote_confidence,
+                 "step": f.co_retrieval_step, "initial": f.co_retrieval_initial},
         rehydrate=rehydrate, embedder=embedder,
     )
 

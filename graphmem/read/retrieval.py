@@ -99,13 +99,14 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         "since": opts.since, "until": opts.until,
     }
     # Diversity picks from a deeper ranking than it returns.
-    k = opts.top_k * opts.pool_factor if opts.diverse else opts.top_k
+    k = opts.top_k * opts.association.pool_factor if opts.diverse else opts.top_k
     # Association, diversity and conversation order each rank a deeper pool than the answer.
-    deep = opts.hops > 0 or opts.diverse or opts.turn_weight > 0
-    fetch = max(opts.candidates, opts.top_k)
-    pool_k = min(fetch, opts.top_k * opts.pool_factor) if deep else opts.top_k
+    deep = opts.hops > 0 or opts.diverse or opts.context.turn_weight > 0
+    fetch = max(opts.fusion.candidates, opts.top_k)
+    pool_k = min(fetch, opts.top_k * opts.association.pool_factor) if deep else opts.top_k
     fields = (["text"] if opts.mode in ("keyword", "hybrid") else []) + (
-        ["context"] if opts.mode == "hybrid" and opts.context and opts.alpha is None else [])
+        ["context"] if opts.mode == "hybrid" and opts.context.enabled
+        and opts.fusion.alpha is None else [])
     terms = keywords.query_terms(query)
     searches = [{"list": f, "scope": s, "q": lucene_query(query, [s], field=f),
                  "limit": fetch} for f in fields for s in dict.fromkeys(scopes)] if terms else []
@@ -118,14 +119,15 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     profile.embed_ms = lap()
     named = query_entities(extractor, query, now, scopes) if opts.hops > 0 else []
     scoring = rank.Scoring(scope=scope, now=now, decay=opts.decay,
-                           temporal=opts.temporal_weight, layer_factor=opts.layer_factor,
-                           use_weight=opts.use_weight)
+                           temporal=opts.fusion.temporal_weight,
+                           layer_factor=opts.fusion.layer_factor,
+                           use_weight=opts.feedback.use_weight)
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
                           **common, k=max(pool_k, k, EXACT_DEPTH))
         profile.round_trips += 1
         pool = rank.direct([rank.Candidate.of(r) for r in rows], scoring, mode="exact",
-                           alpha=None, rrf_k=opts.rrf_k, context=False, fetch=fetch,
+                           alpha=None, rrf_k=opts.fusion.rrf_k, context=False, fetch=fetch,
                            k=max(pool_k, k))
     else:
         lists: dict[str, Any] = {"text": None, "context": None}
@@ -151,16 +153,16 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         mode = ("keyword" if use_vector is None else "vector" if lists["text"] is None
                 else opts.mode)
         pool = rank.direct([rank.Candidate.of(c) for c in rows[0]["candidates"]], scoring,
-                           mode=mode, alpha=opts.alpha, rrf_k=opts.rrf_k,
+                           mode=mode, alpha=opts.fusion.alpha, rrf_k=opts.fusion.rrf_k,
                            context=lists["context"] is not None, fetch=fetch, k=pool_k)
     profile.candidates_ms = lap()
-    with_turns = opts.turn_weight > 0
+    with_turns = opts.context.turn_weight > 0
     if opts.hops > 0:
         answer_k = max(pool_k, k) if with_turns else k
         # Keyword recall weighs what association reaches by links alone, as it ranks by
         # words alone; the other modes by each memory's closeness to the query too.
         closeness = None if opts.mode == "keyword" else vector
-        ranked, trips = _associate(store, pool, {**common, "hub_limit": opts.hub_limit},
+        ranked, trips = _associate(store, pool, {**common, "hub_limit": opts.association.hub_limit},
                                    closeness, named, scoring, _spreading(opts), answer_k)
         profile.round_trips += trips
     else:
@@ -178,7 +180,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     hits = [_hit(r, shown[rank.key(r.memory)]["memory"]) for r in ranked
             if rank.key(r.memory) in shown]
     if with_turns:
-        hits = turns.rerank(hits, _neighbours(rows, scoring), opts.turn_weight, k)
+        hits = turns.rerank(hits, _neighbours(rows, scoring), opts.context.turn_weight, k)
     else:
         hits = hits[:k]
     profile.turns_ms = lap()
@@ -191,11 +193,11 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
 
 
 def _spreading(opts: RecallOptions) -> rank.Spreading:
-    return rank.Spreading(seeds=opts.seeds, hops=opts.hops, width=opts.width,
-                          beta=opts.association, link_tau=opts.link_tau_days,
-                          entity_weight=opts.entity_weight, hop_decay=opts.hop_decay,
-                          mention_weight=opts.mention_weight,
-                          subject_weight=opts.subject_weight)
+    a = opts.association
+    return rank.Spreading(seeds=a.seeds, hops=opts.hops, width=a.width, beta=a.weight,
+                          link_tau=a.link_tau_days, entity_weight=a.entity_weight,
+                          hop_decay=a.hop_decay, mention_weight=a.mention_weight,
+                          subject_weight=a.subject_weight)
 
 
 def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],

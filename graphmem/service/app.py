@@ -224,7 +224,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         scope = scope_of(g, body.scope)
         options = dict(body.options)
         for key in options:
-            if key not in RecallOptions.model_fields or key == "decay":  # decay: configured
+            if not RecallOptions.accepts(key) or key == "decay":  # decay: configured
                 raise InputError("not a recall option here", field=f"options.{key}")
         for layer in options.get("layers") or []:
             scope_of(g, str(layer))
