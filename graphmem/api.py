@@ -360,10 +360,13 @@ class GraphMem:
     def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
               dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
         """Run maintenance (lifecycle, tiers, link pruning, consolidation, reflection) over
-        one scope, or every scope with `all_scopes`; never deletes a memory."""
+        one scope, or every scope with `all_scopes`; never deletes a memory (but first
+        undoes a run whose writer died: graphmem.write.runs)."""
         if all_scopes and scope:
             raise InputError("give a scope or all scopes, not both", field="all_scopes")
         target = None if all_scopes else (self._scope(scope))
+        if not dry_run:  # a long-lived process connected before the run's writer died
+            runs.recover(self._db, target)
         report = maintenance.sweep(self._db, embedder=self.embedder,
                                    summarizer=self.summarizer, write=self._write_made,
                                    scope=target, now=self.now(),
