@@ -6,8 +6,8 @@ would change of memories stored before it (updates, confirmations, links, supers
 waits for its last transaction, which also marks it done. If any part fails, what it
 wrote is taken out (`undo`) before the error reaches the caller. Its writer keeps a
 transaction open, tagged with the run's id, for as long as it runs: a writer that dies
-(killed, its connection lost) loses it, and the next write to the scope, or a sweep,
-finds the run abandoned and undoes it (`recover`).
+(killed, its connection lost) loses it, and the next process to connect, the next run
+in the scope, or a sweep finds the run abandoned and undoes it (`recover`).
 """
 
 from __future__ import annotations
