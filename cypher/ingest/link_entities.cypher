@@ -7,7 +7,12 @@
 // is merged once; when a memory's text was replaced, the mentions it no longer makes are
 // removed. Each touched entity's `degree` (memories that mention it or are about it) and
 // `public_degree` (public ones: what a reader mounting the scope as a layer may count)
-// are kept current, so recall can damp hubs without counting at query time.
+// are kept current, so recall can damp hubs without counting at query time: a new link
+// of a memory to an entity it had none to adds one (the entity is locked before it is
+// read), and the entities of a rewritten memory, whose links and visibility may have
+// changed, are counted again. (Counting every touched entity again made each batch cost
+// the degree of the scope's hubs: an import slowed as it grew, 386 to ~150 records/s
+// from 20,000 to 500,000 records; docs/results.md.)
 // Params: $scope, $prefix (the scope's entity-key prefix), $entities: list of {key, name,
 //         type}; $rows: list of {id, replace (bool), keys (list of extractor keys),
 //         subjects (list of keys)}.
@@ -33,7 +38,12 @@ CALL (m, r) {
 CALL (m, r) {
   UNWIND r.keys AS key
   MATCH (e:Entity {key: $prefix + key})
+  SET e.degree = coalesce(e.degree, 0)
+  WITH m, r, e, EXISTS { (m)-[:MENTIONS|ABOUT]->(e) } AS had
   MERGE (m)-[:MENTIONS]->(e)
+  SET e.degree = e.degree + CASE WHEN had OR r.replace THEN 0 ELSE 1 END,
+      e.public_degree = coalesce(e.public_degree, 0) +
+        CASE WHEN had OR r.replace OR m.visibility <> 'public' THEN 0 ELSE 1 END
 }
 CALL (m, r) {
   WITH m, r
@@ -48,13 +58,19 @@ CALL (m, r) {
 CALL (m, r) {
   UNWIND r.subjects AS key
   MATCH (e:Entity {key: $prefix + key})
+  SET e.degree = coalesce(e.degree, 0)
+  WITH m, r, e, EXISTS { (m)-[:MENTIONS|ABOUT]->(e) } AS had
   MERGE (m)-[:ABOUT]->(e)
+  SET e.degree = e.degree + CASE WHEN had OR r.replace THEN 0 ELSE 1 END,
+      e.public_degree = coalesce(e.public_degree, 0) +
+        CASE WHEN had OR r.replace OR m.visibility <> 'public' THEN 0 ELSE 1 END
 }
-WITH count(*) AS linked
-CALL () {
-  UNWIND $entities AS x
-  MATCH (e:Entity {key: $prefix + x.key})
+CALL (m, r) {
+  WITH m, r
+  WHERE r.replace
+  MATCH (m)-[:MENTIONS|ABOUT]->(e:Entity)
+  WITH DISTINCT e
   SET e.degree = {{degree}},
       e.public_degree = {{public_degree}}
 }
-RETURN linked
+RETURN count(*) AS linked

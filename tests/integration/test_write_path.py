@@ -222,3 +222,30 @@ def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
         "MATCH (:Memory {id: 'third'})-[r:ASSOCIATED {kind: 'manual'}]-(:Memory {id: 'eighth'}) "
         "RETURN count(r) AS n", database_=store.database)[0][0]["n"]
     assert linked == 1
+
+
+def test_entity_degrees_stay_what_a_recount_says(mem: GraphMem, store: Store) -> None:
+    """Degrees grow by one per new mention (no recount of a hub at each write): after
+    new memories, an update that changes mentions and visibility, repeated subjects and
+    a hard forget, every entity's degrees equal a count of its memories."""
+    scope = mem.settings.scope
+    mem.remember([{"id": f"t{i}", "text": f"Caroline told Melanie about Paris, note {i}",
+                   "session": "s", "metadata": {"speaker": "Caroline"}} for i in range(6)])
+    mem.remember([{"id": "p", "text": "Melanie keeps a private diary about Paris",
+                   "visibility": "private"}])
+    mem.remember([{"id": "t1", "text": "Caroline went to Lisbon alone",
+                   "visibility": "private"}])  # an update by id
+    mem.remember([{"id": "t2", "text": "Caroline told Melanie about Paris, note 2",
+                   "session": "s", "metadata": {"speaker": "Caroline"}}])  # unchanged
+    mem.forget("t3", hard=True)
+    rows = store.driver.execute_query(
+        """MATCH (e:Entity {scope: $scope})
+           RETURN e.name AS name, e.degree AS degree, e.public_degree AS public,
+                  COUNT { MATCH (e)<-[:MENTIONS|ABOUT]-(m:Memory) RETURN DISTINCT m }
+                    AS counted,
+                  COUNT { MATCH (e)<-[:MENTIONS|ABOUT]-(m:Memory {visibility: 'public'})
+                          RETURN DISTINCT m } AS counted_public""",
+        scope=scope, database_=store.database).records
+    assert rows and any(r["degree"] >= 4 for r in rows)
+    for r in rows:
+        assert (r["degree"], r["public"]) == (r["counted"], r["counted_public"]), r.data()
