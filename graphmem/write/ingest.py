@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from graphmem.embed import Embeds
 from graphmem.errors import InputError, Neo4jBusy
@@ -172,26 +173,41 @@ def _reference_batches(batches: list[list[Row]]) -> dict[int, list[Row]]:
     return plan_
 
 
+T = TypeVar("T")
+
 #: Times an input's transaction is written again after a conflict with a concurrent
 #: writer (a deadlock, or the same new memory created by another process first).
 WRITE_ATTEMPTS = 4
 
 
-def _write_again(transactions: InputTransaction, write_all: Callable[[], None],
-                 totals: list[int]) -> None:
-    """Write the whole input again in a fresh transaction after a conflict with a
-    concurrent writer, a few times, backing off a little more each time."""
-    for attempt in range(1, WRITE_ATTEMPTS + 1):
-        time.sleep(random.uniform(0.05, 0.2) * attempt)
+def _retried(transactions: InputTransaction, work: Callable[[], T], *,
+             failed: BaseException | None = None) -> T:
+    """`work()` (which writes in `transactions.current()`) committed; after a conflict
+    with a concurrent writer it is rolled back and run again in a fresh transaction,
+    deciding afresh, a few times, backing off a little more each time. `failed` is the
+    conflict an earlier attempt, made elsewhere, already met."""
+    attempt = 0 if failed is None else 1
+    while True:
+        if attempt:
+            time.sleep(random.uniform(0.05, 0.2) * attempt)
         try:
-            write_all()
+            result = work()
             transactions.commit()
-            return
+            return result
         except Exception as e:
             transactions.rollback()
-            totals[:] = [0, 0]
-            if attempt == WRITE_ATTEMPTS or not transactions.retryable(e):
+            attempt += 1
+            if attempt > WRITE_ATTEMPTS or not transactions.retryable(e):
                 raise
+
+
+def _waited(job: Future[Any], timing: Timing) -> Any:
+    """The writer thread's `job` done, the main thread's wait for it counted."""
+    started = time.perf_counter()
+    try:
+        return job.result()
+    finally:
+        timing.add("wait", started)
 
 
 def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: list[Row],
@@ -220,9 +236,7 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
                 advance(len(batches[b]))
 
         def wait(job: Future[None]) -> None:
-            started = time.perf_counter()
-            job.result()
-            timing.add("wait", started)
+            _waited(job, timing)
 
         pending: Future[None] | None = None
         try:
@@ -245,8 +259,12 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
             missing = [r for r in rows if r.vector is None]
             if missing:
                 _embed_and_extract(embedder, extractor, missing, timing)
-            totals[:] = [0, 0]
-            _write_again(transactions, lambda: write_window(0, len(batches)), totals)
+
+            def write_all() -> None:
+                totals[:] = [0, 0]
+                write_window(0, len(batches))
+
+            _retried(transactions, write_all, failed=e)
 
 
 def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[Row],
@@ -283,9 +301,7 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
             advance(len(chunk))
 
         def wait(job: Future[None]) -> None:
-            started = time.perf_counter()
-            job.result()
-            timing.add("wait", started)
+            _waited(job, timing)
 
         pending: Future[None] | None = None
         for chunk in chunks:
@@ -311,27 +327,15 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
                                 "written", "run it again")
             return made
 
-        started = time.perf_counter()
-        made = writer.submit(_committed, store, last).result()
-        timing.add("wait", started)
+        made = _waited(writer.submit(_committed, store, last), timing)
         totals[:] = [totals[0] + made[0], totals[1] + made[1]]
 
 
-def _committed(store: Store, work: Callable[[Tx], list[int]]) -> list[int]:
-    """Run `work` in one transaction and commit it; after a conflict with a concurrent
-    writer, run it again in a fresh one (deciding afresh), a few times."""
+def _committed(store: Store, work: Callable[[Tx], T]) -> T:
+    """Run `work` in one transaction of its own and commit it, again after a conflict
+    with a concurrent writer (`_retried`)."""
     with store.transactions() as transactions:
-        for attempt in range(1, WRITE_ATTEMPTS + 2):
-            try:
-                result = work(transactions.current())
-                transactions.commit()
-                return result
-            except Exception as e:
-                transactions.rollback()
-                if attempt > WRITE_ATTEMPTS or not transactions.retryable(e):
-                    raise
-                time.sleep(random.uniform(0.05, 0.2) * attempt)
-    raise AssertionError("unreachable")
+        return _retried(transactions, lambda: work(transactions.current()))
 
 
 def write(
