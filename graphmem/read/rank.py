@@ -254,7 +254,8 @@ def hop(sources: dict[Key, float], edges: Sequence[dict[str, Any]], spreading: S
     """One hop from `sources` (memory -> activation) over `recall/expand`'s edges: each
     edge carries source activation x link weight x exp(-age / tau), or x entity_weight /
     sqrt(degree - 1) through a shared entity, halved per hop; per memory reached, the
-    sum, its strongest step, and the widest `width` by activation (ties by id)."""
+    sum, its strongest step (ties by the source's id, whatever order the edges came in),
+    and the widest `width` by activation (ties by id)."""
     gathered: dict[Key, list[tuple[float, str, dict[str, Any]]]] = {}
     for e in edges:
         source = (e["from_scope"], e["from"])
@@ -272,7 +273,7 @@ def hop(sources: dict[Key, float], edges: Sequence[dict[str, Any]], spreading: S
             (act * spreading.hop_decay, e["from"], step))
     reached = []
     for target, arrivals in gathered.items():
-        best = max(arrivals, key=lambda a: a[0])
+        best = min(arrivals, key=lambda a: (-a[0], a[1]))
         reached.append(Reached(
             key=target, hop=0, source=best[1], step=best[2],
             activation=sum(a[0] for a in arrivals),

@@ -204,12 +204,14 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
                vector: list[float] | None, entities: list[str], scoring: rank.Scoring,
                spreading: rank.Spreading, k: int) -> tuple[list[rank.Ranked], int]:
     """Association over the direct hits: the graph around the best of them (and what the
-    query names), then around what that reached, each hop one `recall/expand`; ranked by
-    `rank.final`. Returns the ranking and the round trips."""
+    query names), then around what that reached, in one `recall/expand` (two when the
+    first hop reaches more than `width`); ranked by `rank.final`. Returns the ranking and
+    the round trips."""
     if not pool:
         return [], 0
     seeds = {rank.key(c.memory): c.score for c in pool[:spreading.seeds]}
-    first = _expand(store, seeds, common, vector, entities, pool)
+    first = _expand(store, seeds, common, vector, entities, pool,
+                    second_within=spreading.width if spreading.hops >= 2 else 0)
     for c, about in zip(pool, _about(pool, first["about"]), strict=True):
         c.memory["about"] = about
     memories = {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
@@ -221,32 +223,42 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
     hop2: list[rank.Reached] = []
     trips = 1
     if spreading.hops >= 2 and hop1:
-        second = _expand(store, {r.key: r.activation for r in hop1}, common, vector, [], [])
-        trips += 1
-        memories |= {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
-                     for m in second["memories"]}
-        cosines |= {rank.key(m["memory"]): rank.cosine(m["similarity"])
-                    for m in second["memories"]}
-        hop2 = rank.hop({r.key: r.activation for r in hop1}, second["edges"], spreading,
-                        scoring.now)
+        sources = {r.key: r.activation for r in hop1}
+        edges = first["second_edges"]
+        if not first["second"]:
+            # The first hop reached more than `width`: the second spreads from its widest.
+            again = _expand(store, sources, common, vector, [], [])
+            trips += 1
+            edges = again["edges"]
+            memories |= {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
+                         for m in again["memories"]}
+            cosines |= {rank.key(m["memory"]): rank.cosine(m["similarity"])
+                        for m in again["memories"]}
+        hop2 = rank.hop(sources, edges, spreading, scoring.now)
     merged = rank.merge(by_query, hop1, hop2, cosines, spreading)
     return rank.final(pool, merged, memories, cosines, scoring, spreading, entities, k), trips
 
 
 def _expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
-            vector: list[float] | None, entities: list[str],
-            pool: list[rank.Candidate]) -> dict[str, Any]:
+            vector: list[float] | None, entities: list[str], pool: list[rank.Candidate],
+            second_within: int = 0) -> dict[str, Any]:
+    """`recall/expand` from `sources`: one step, and the step after it in the same round
+    trip when the first reaches at most `second_within` memories (`second`)."""
     # Lists whose sizes vary travel in one map (docs/decisions.md).
-    rows = store.read("recall/expand", **common, vector=vector, lists={
-        "sources": [{"scope": s, "id": i} for s, i in sources], "entities": entities,
-        "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]} for c in pool]})
+    rows = store.read("recall/expand", **common, vector=vector,
+                      two_hops=second_within > 0, width=second_within,
+                      lists={"sources": [{"scope": s, "id": i} for s, i in sources],
+                             "entities": entities,
+                             "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]}
+                                      for c in pool]})
     row = rows[0]
     # What a concurrent forget deleted while this was read has null properties: gone, and
     # so are the edges to it, and a link deleted with the memory at its other end.
     row["memories"] = [m for m in row["memories"] if m["memory"].get("id") is not None]
     alive = {rank.key(m["memory"]) for m in row["memories"]}
-    row["edges"] = [e for e in row["edges"] if (e["to_scope"], e["to"]) in alive
-                    and (e["kind"] != "link" or None not in (e["weight"], e["since"]))]
+    for edges in ("edges", "second_edges"):
+        row[edges] = [e for e in row[edges] if (e["to_scope"], e["to"]) in alive
+                      and (e["kind"] != "link" or None not in (e["weight"], e["since"]))]
     row["named"] = [n for n in row["named"] if (n["to_scope"], n["to"]) in alive]
     return row
 

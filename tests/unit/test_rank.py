@@ -148,6 +148,15 @@ def test_a_hop_spreads_by_link_weight_and_age_or_by_entity_degree() -> None:
     assert len(rank.hop({("s", "seed"): 2.0}, edges, replace(SPREAD, width=1), NOW)) == 1
 
 
+def test_a_hop_keeps_the_same_strongest_step_whatever_order_the_edges_come_in() -> None:
+    sources = {("s", "b"): 1.0, ("s", "a"): 1.0}
+    edges = [_edge("b", "x", kind="entity", name="Ana", degree=3),
+             _edge("a", "x", kind="entity", name="Ana", degree=3)]
+    for order in (edges, edges[::-1]):
+        (x,) = rank.hop(sources, order, SPREAD, NOW)
+        assert x.source == "a"  # equal activations: the source first by id
+
+
 def test_what_the_query_names_reaches_its_memories_by_share_and_degree() -> None:
     rows = [{"to": "a", "to_scope": "s", "entity": "e1", "name": "Ana", "degree": 2},
             {"to": "b", "to_scope": "s", "entity": "e1", "name": "Ana", "degree": 2},
