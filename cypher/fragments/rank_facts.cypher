@@ -4,7 +4,7 @@
 // date; stability, importance, confidence), feedback (used_count, unused_count) and its
 // place in its session. Only
 // these: reading a text or metadata for every candidate would cost more than the search
-// (recall/hits reads them for the ranked few). Needs m.
+// (recall/show reads them for the answer alone). Needs m.
 m {.id, .scope, .kind, created: m.created_at.epochMillis,
    accessed: m.last_accessed.epochMillis, .stability, .importance, .confidence,
    .used_count, .unused_count, .position}

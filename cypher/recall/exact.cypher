@@ -2,10 +2,11 @@
 // tier (perfect recall: cold and stub memories are found too), with the facts ranking
 // reads (graphmem/read/rank.py: every match is equally relevant). Scans the caller's
 // scope (range index on scope) and the mounted layers, and returns at most $k of the
-// newest matches.
+// newest matches, with their neighbours in their sessions (fragments/neighbours).
 // Params: $text, $case_sensitive (bool), $scope, $layers, $lifecycles, $kinds, $filters,
-//         $since, $until (datetime or null: written in [since, until)), $k.
-// Returns: memory (fragments/facts), ranks ([{list: 'exact'}]) — newest first.
+//         $since, $until (datetime or null: written in [since, until)), $k, $turns.
+// Returns: memory (fragments/facts), ranks ([{list: 'exact'}]), before, after — newest
+//          first.
 MATCH (n:Memory)
 WHERE {{visible}}
   AND CASE WHEN $case_sensitive THEN n.text CONTAINS $text
@@ -13,4 +14,7 @@ WHERE {{visible}}
 WITH n AS m
 ORDER BY m.created_at DESC, m.id
 LIMIT $k
-RETURN {{facts}} AS memory, [{list: 'exact', rank: null, score: null}] AS ranks
+OPTIONAL CALL (m) {
+  {{neighbours}}
+}
+RETURN {{facts}} AS memory, [{list: 'exact', rank: null, score: null}] AS ranks, before, after

@@ -5,18 +5,21 @@
 // of them; more, and the caller asks again for the widest $width). With entities (the
 // keys of what the query names), also the memories that mention or are about each of
 // them (an entity of more than $hub_limit memories carries nothing), and which of the
-// pool (the direct hits) are about them.
+// pool (the direct hits) are about them. With $turns, every memory here and of the pool
+// with its neighbours in its session (fragments/neighbours).
 // Params: $lists: {sources (list of {id, scope}), entities (list of entity keys), pool
 //         (list of {id, scope})} (one map: Neo4j keys a plan on each list's size),
-//         $two_hops, $width, $vector (or null), $hub_limit, $scope, $layers,
+//         $two_hops, $width, $vector (or null), $hub_limit, $turns, $scope, $layers,
 //         $lifecycles, $kinds, $filters, $since, $until.
 // Returns one row: edges and, with the second step taken (second), second_edges (lists
 //          of {from, from_scope, to, to_scope, kind ('link', 'entity', 'subject'), name,
 //          weight, since (epoch ms), degree}), named (list of {to, to_scope, entity,
 //          name, degree}), named_entities (how many of the entities carry activation),
 //          memories (each reached memory once: {memory (fragments/rank_facts), about
-//          (keys of what it is about), similarity (to the query: (1 + cos) / 2)}), and
-//          about (the keys of the entities each of the pool is about: {id, scope, about}).
+//          (keys of what it is about), before, after, similarity (to the query:
+//          (1 + cos) / 2)}), and
+//          pool ({id, scope, about (the keys of the entities it is about, of those named),
+//          before, after}).
 CALL () {
   UNWIND $lists.sources AS source
   MATCH (s:Memory {scope: source.scope, id: source.id})
@@ -62,22 +65,29 @@ CALL () {
 CALL (edges, second_edges, named) {
   UNWIND [e IN edges + second_edges | e.n] + [x IN named | x.n] AS m
   WITH DISTINCT m
+  OPTIONAL CALL (m) {
+    {{neighbours}}
+  }
   RETURN collect({memory: {{rank_facts}}, about: [(m)-[:ABOUT]->(e:Entity) | e.key],
+                  before: before, after: after,
                   similarity: CASE WHEN $vector IS NULL OR m.embedding IS NULL THEN null
                                    ELSE vector.similarity.cosine(m.embedding, $vector)
                               END}) AS memories
 }
 CALL () {
-  UNWIND CASE WHEN size($lists.entities) > 0 THEN $lists.pool ELSE [] END AS p
+  UNWIND CASE WHEN size($lists.entities) > 0 OR $turns THEN $lists.pool ELSE [] END AS p
   MATCH (m:Memory {scope: p.scope, id: p.id})
     USING INDEX m:Memory(scope, id)
-  RETURN collect({id: m.id, scope: m.scope,
+  OPTIONAL CALL (m) {
+    {{neighbours}}
+  }
+  RETURN collect({id: m.id, scope: m.scope, before: before, after: after,
                   about: [(m)-[:ABOUT]->(e:Entity) WHERE e.key IN $lists.entities | e.key]})
-           AS about
+           AS pool
 }
 RETURN [e IN edges | e {.from, .from_scope, to: e.n.id, to_scope: e.n.scope, .kind, .name,
                         .weight, .since, .degree}] AS edges, second,
        [e IN second_edges | e {.from, .from_scope, to: e.n.id, to_scope: e.n.scope, .kind,
                                .name, .weight, .since, .degree}] AS second_edges,
        [x IN named | x {to: x.n.id, to_scope: x.n.scope, .entity, .name, .degree}] AS named,
-       named_entities, memories, about
+       named_entities, memories, pool

@@ -7,18 +7,18 @@
 //   scan). A scope with its layers of fewer than $scan_below memories is scanned at once.
 // - text, context: recall/text_lists' (asked while the query embedded), in $lists.
 // - next (with $lists.context): the turn after each vector and text candidate.
-// Per memory: what ranking reads of it (fragments/rank_facts), its places in the lists
-// ({list, rank, score}: the index's similarity, or BM25), its similarity to the query,
-// whether it has a context, and with $lists.context the turn before it: that turn's
-// similarity to the query and to the memory. Similarities are the index's (1 + cos) / 2;
+// Per memory: what ranking reads of it (fragments/rank_facts), its neighbours in its
+// session with $turns (fragments/neighbours), its places in the lists ({list, rank, score}: the index's similarity, or BM25), its
+// similarity to the query, whether it has a context, and with $lists.context the turn
+// before it: that turn's similarity to the query and to the memory. Similarities are the index's (1 + cos) / 2;
 // ranking turns them into cosines (graphmem.read.rank.cosine).
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
 //         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
-//         $layers, $lifecycles, $kinds, $filters, $since, $until.
+//         $layers, $lifecycles, $kinds, $filters, $since, $until, $turns.
 // Returns one row: vector_found (vector candidates that passed), index_returned
 //          (neighbours the index returned before filtering; 0 after a scan) and
-//          candidates (list of {memory, ranks, similarity, has_context,
+//          candidates (list of {memory, ranks, similarity, has_context, before, after,
 //          prev_query_similarity, prev_similarity}).
 CALL () {
   WITH 1 AS on
@@ -85,9 +85,14 @@ CALL (entries, next) {
     RETURN n AS p
     LIMIT 1
   }
-  WITH m, ranks, p, [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
+  OPTIONAL CALL (m) {
+    {{neighbours}}
+  }
+  WITH m, ranks, p, before, after,
+       [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
   RETURN collect({
     memory: {{rank_facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
+    before: before, after: after,
     similarity: CASE WHEN similarity IS NOT NULL THEN similarity
                      WHEN $vector IS NULL OR m.embedding IS NULL THEN null
                      ELSE vector.similarity.cosine(m.embedding, $vector) END,

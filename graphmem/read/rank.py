@@ -1,5 +1,5 @@
 """Recall's ranking, in plain Python: the Cypher half (`recall/retrieve`, `recall/expand`,
-`recall/hits`) finds the memories and their facts; every rule that decides their
+`recall/show`) finds the memories and their facts; every rule that decides their
 order is a function here (docs/architecture.md, "The read path"; the reasons for each
 number are in docs/decisions.md).
 
@@ -51,7 +51,7 @@ def retention(memory: dict[str, Any], decay: dict[str, Curve], now: datetime) ->
     since = _or(memory.get("accessed"), memory.get("created"))
     if since is None:
         # Deleted while recall read it (a forget, a dropped scope): its properties read
-        # as null, and `recall/hits` will not find it to show.
+        # as null, and `recall/show` will not find it to show.
         return 1.0
     return retention_after(curve, (now.timestamp() * 1000 - since) / DAY_MS,
                            stability=_or(memory.get("stability"), 1.0),

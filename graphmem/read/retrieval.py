@@ -5,10 +5,10 @@ Retrieve (Cypher, `cypher/recall/`): the full-text lists (`text_lists`, asked on
 while the query embeds), then one `retrieve`: the vector list (the index, or an exact
 scan of a small scope), the memories of the text lists, and the turn after each; every
 memory with its facts (cosine with the query, the turn before it, decay and feedback
-inputs), in the caller's scope and filters only. `exact` replaces both for exact
-recall. Association asks `expand` for the graph around the best hits (and around what
-the query names), once per hop; conversation order asks `neighbours` for the ranked
-turns' neighbours.
+inputs, its neighbours in its session), in the caller's scope and filters only. `exact`
+replaces both for exact recall. Association asks `expand` for the graph around the best
+hits (and around what the query names) and around what that reached, in one round trip
+unless the first hop reaches more than its width. `show` reads what the answer shows.
 
 Rank (Python, `rank.py`): fusion of the lists (reciprocal rank, or an alpha blend),
 context readings, relevance x temporal factor x layer factor x usefulness, spreading
@@ -93,15 +93,16 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     lap = _Laps(started)
     profile = RecallProfile()
     scopes = [scope, *opts.layers]
+    with_turns = opts.context.turn_weight > 0
     common: dict[str, Any] = {
         "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
         "kinds": opts.kinds, "filters": _filters(opts.filters),
-        "since": opts.since, "until": opts.until,
+        "since": opts.since, "until": opts.until, "turns": with_turns,
     }
     # Diversity picks from a deeper ranking than it returns.
     k = opts.top_k * opts.association.pool_factor if opts.diverse else opts.top_k
     # Association, diversity and conversation order each rank a deeper pool than the answer.
-    deep = opts.hops > 0 or opts.diverse or opts.context.turn_weight > 0
+    deep = opts.hops > 0 or opts.diverse or with_turns
     fetch = max(opts.fusion.candidates, opts.top_k)
     pool_k = min(fetch, opts.top_k * opts.association.pool_factor) if deep else opts.top_k
     fields = (["text"] if opts.mode in ("keyword", "hybrid") else []) + (
@@ -118,15 +119,18 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     vector = embedder.embed_query(query).tolist() if needs_vector else None
     profile.embed_ms = lap()
     named = query_entities(extractor, query, now, scopes) if opts.hops > 0 else []
+    # Conversation order needs each ranked memory's neighbours: association's query reads
+    # them for the pool it is given, so the candidates carry them only without it.
+    finding = {**common, "turns": with_turns and opts.hops == 0}
     scoring = rank.Scoring(scope=scope, now=now, decay=opts.decay,
                            temporal=opts.fusion.temporal_weight,
                            layer_factor=opts.fusion.layer_factor,
                            use_weight=opts.feedback.use_weight)
     if opts.mode == "exact":
         rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
-                          **common, k=max(pool_k, k, EXACT_DEPTH))
+                          **finding, k=max(pool_k, k, EXACT_DEPTH))
         profile.round_trips += 1
-        pool = rank.direct([rank.Candidate.of(r) for r in rows], scoring, mode="exact",
+        pool = rank.direct([rank.Candidate.of(_placed(r)) for r in rows], scoring, mode="exact",
                            alpha=None, rrf_k=opts.fusion.rrf_k, context=False, fetch=fetch,
                            k=max(pool_k, k))
     else:
@@ -136,7 +140,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
             profile.round_trips += trips
         profile.text_ms = lap()
         use_vector = vector if opts.mode in ("vector", "hybrid") else None
-        params = {**common, "vector": use_vector, "lists": lists,
+        params = {**finding, "vector": use_vector, "lists": lists,
                   "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
                   "fetch": fetch, "index_fetch": fetch, "scan": False,
                   "scan_below": SCAN_BELOW}
@@ -152,11 +156,11 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
         # Without a text list hybrid ranks by the vector alone; without a vector, by BM25.
         mode = ("keyword" if use_vector is None else "vector" if lists["text"] is None
                 else opts.mode)
-        pool = rank.direct([rank.Candidate.of(c) for c in rows[0]["candidates"]], scoring,
+        pool = rank.direct([rank.Candidate.of(_placed(c))
+                            for c in rows[0]["candidates"]], scoring,
                            mode=mode, alpha=opts.fusion.alpha, rrf_k=opts.fusion.rrf_k,
                            context=lists["context"] is not None, fetch=fetch, k=pool_k)
     profile.candidates_ms = lap()
-    with_turns = opts.context.turn_weight > 0
     if opts.hops > 0:
         answer_k = max(pool_k, k) if with_turns else k
         # Keyword recall weighs what association reaches by links alone, as it ranks by
@@ -168,21 +172,23 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     else:
         ranked = [rank.Ranked(memory=c.memory, score=c.score, candidate=c) for c in pool]
     profile.associate_ms = lap()
-    # What the hits show, and their turns' neighbours, for the ranked few only.
-    rows = store.read("recall/hits", lists={"rows": [
-        {"id": r.memory["id"], "scope": r.memory["scope"]} for r in ranked]},
-        turns=with_turns, **common) if ranked else []
-    profile.round_trips += 1 if ranked else 0
-    # A memory a concurrent forget deleted while this recall read it comes back with its
-    # properties null: it is gone, so it is not shown (nor as a neighbour).
-    rows = [_present(row) for row in rows if _alive(row["memory"])]
-    shown = {(row["scope"], row["id"]): row for row in rows}
-    hits = [_hit(r, shown[rank.key(r.memory)]["memory"]) for r in ranked
-            if rank.key(r.memory) in shown]
-    if with_turns:
-        hits = turns.rerank(hits, _neighbours(rows, scoring), opts.context.turn_weight, k)
-    else:
-        hits = hits[:k]
+    weight = opts.context.turn_weight
+    scored = [(rank.key(r.memory), r.score) for r in ranked]
+    answer = (turns.rerank(scored, {rank.key(r.memory): (r.memory.get("before"),
+                                                        r.memory.get("after"))
+                                    for r in ranked}, weight, k)
+              if with_turns else [turns.Turn(key, score) for key, score in scored[:k]])
+    # What the answer shows, read for it alone.
+    rows = store.read("recall/show", lists={"rows": [
+        {"id": t.key[1], "scope": t.key[0]} for t in answer]}) if answer else []
+    profile.round_trips += 1 if answer else 0
+    # A memory a concurrent forget deleted since it was ranked is gone: not shown.
+    shown = {(row["scope"], row["id"]): row["memory"] for row in rows
+             if _alive(row["memory"])}
+    by_key = {rank.key(r.memory): r for r in ranked}
+    hits = [_hit(by_key[t.key], shown[t.key], t.score) if t.key in by_key
+            else _arrival(t, shown[t.key], scoring, weight)
+            for t in answer if t.key in shown]
     profile.turns_ms = lap()
     if opts.diverse:
         hits = sorted(budgets.select(hits, opts.top_k, kind=lambda h: h.kind),
@@ -212,9 +218,8 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
     seeds = {rank.key(c.memory): c.score for c in pool[:spreading.seeds]}
     first = _expand(store, seeds, common, vector, entities, pool,
                     second_within=spreading.width if spreading.hops >= 2 else 0)
-    for c, about in zip(pool, _about(pool, first["about"]), strict=True):
-        c.memory["about"] = about
-    memories = {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
+    _pooled(pool, first["pool"])
+    memories = {rank.key(m["memory"]): _placed(m)["memory"]
                 for m in first["memories"]}
     cosines = {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in first["memories"]}
     by_query = (rank.named(first["named"], first["named_entities"], spreading.width)
@@ -230,7 +235,7 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
             again = _expand(store, sources, common, vector, [], [])
             trips += 1
             edges = again["edges"]
-            memories |= {rank.key(m["memory"]): m["memory"] | {"about": m["about"]}
+            memories |= {rank.key(m["memory"]): _placed(m)["memory"]
                          for m in again["memories"]}
             cosines |= {rank.key(m["memory"]): rank.cosine(m["similarity"])
                         for m in again["memories"]}
@@ -263,54 +268,52 @@ def _expand(store: Store, sources: dict[tuple[str, str], float], common: dict[st
     return row
 
 
-def _about(pool: list[rank.Candidate], rows: list[dict[str, Any]]) -> list[list[str]]:
-    """What each direct hit is about, of what the query names (`recall/expand`)."""
-    found = {(r["scope"], r["id"]): r["about"] for r in rows}
-    return [found.get(rank.key(c.memory), []) for c in pool]
+def _placed(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of `recall/retrieve`, `exact` or `expand` whose memory's facts hold its
+    neighbours in its session (conversation order reads them there) and what it is
+    about, where the row says."""
+    extra = {k: row[k] for k in ("before", "after", "about") if k in row}
+    return {**row, "memory": row["memory"] | extra}
 
 
-def _hit(r: rank.Ranked, memory: dict[str, Any]) -> Hit:
-    """A hit of the ranking: what it shows (`memory`), its score's parts, and the path
-    association reached it by."""
+def _pooled(pool: list[rank.Candidate], rows: list[dict[str, Any]]) -> None:
+    """What each direct hit is about, of what the query names, and its neighbours in its
+    session (`recall/expand`'s pool), set on its facts."""
+    found = {(r["scope"], r["id"]): r for r in rows}
+    for c in pool:
+        row = found.get(rank.key(c.memory), {})
+        c.memory.update(about=row.get("about", []), before=row.get("before"),
+                        after=row.get("after"))
+
+
+def _hit(r: rank.Ranked, memory: dict[str, Any], score: float) -> Hit:
+    """A hit of the ranking: what it shows (`memory`), its score (after conversation
+    order), its score's parts, and the path association reached it by."""
     steps = [PathStep(**s) for s in rank.path(r.reached)]
     activation = r.reached.bonus if r.reached else None
     c = r.candidate
     if c is not None:
-        return to_hit({"memory": memory, "score": r.score, "relevance": c.relevance,
+        return to_hit({"memory": memory, "score": score, "relevance": c.relevance,
                        "cosine": c.cosine, "bm25": c.bm25, "vector_rank": c.vector_rank,
                        "text_rank": c.text_rank, "retention": c.retention, "layer": c.layer},
                       activation=activation, path=steps)
-    return to_hit({"memory": memory, "score": r.score, "relevance": r.cosine,
+    return to_hit({"memory": memory, "score": score, "relevance": r.cosine,
                    "cosine": r.cosine, "retention": r.retention, "layer": r.layer},
                   via="association", activation=activation, path=steps)
+
+
+def _arrival(t: turns.Turn, memory: dict[str, Any], scoring: rank.Scoring,
+             weight: float) -> Hit:
+    """A neighbour the ranking did not hold, brought in by a turn next to it."""
+    retention, layer, _ = scoring.factors(memory)
+    return to_hit({"memory": memory, "score": t.score, "relevance": None,
+                   "retention": retention, "layer": layer},
+                  via="association", activation=t.score, path=t.path(weight))
 
 
 def _alive(memory: dict[str, Any] | None) -> bool:
     return memory is not None and memory.get("id") is not None \
         and memory.get("text") is not None
-
-
-def _present(row: dict[str, Any]) -> dict[str, Any]:
-    """A `recall/hits` row without the neighbours deleted while it was read."""
-    return {**row, **{side: row[side] if _alive(row[side]) else None
-                      for side in ("prev", "next")}}
-
-
-def _neighbours(rows: list[dict[str, Any]], scoring: rank.Scoring) -> list[dict[str, Any]]:
-    """`recall/hits`' neighbours as `turns.rerank` reads them: each side null or {memory,
-    retention, layer}."""
-    out = []
-    for row in rows:
-        sides: dict[str, dict[str, Any] | None] = {}
-        for side in ("prev", "next"):
-            memory = row[side]
-            if memory is not None:
-                r, layer, _ = scoring.factors(memory)
-                sides[side] = {"memory": memory, "retention": r, "layer": layer}
-            else:
-                sides[side] = None
-        out.append({"id": row["id"], "scope": row["scope"], **sides})
-    return out
 
 
 class _Laps:

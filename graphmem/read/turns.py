@@ -6,48 +6,58 @@ Each memory x of the ranking scores s(x) + w · max(s(prev x), s(next x)), s bei
 scores before this step (0 for a memory outside the ranking); a neighbour outside the
 ranking comes in with that lift alone, its path saying which turn brought it. Measured
 on LoCoMo (README, "Recall, measured"): with context in the candidates, w = 0.3.
+
+The ranking's neighbours come with its facts (`fragments/neighbours`), so this step
+needs no round trip; what the answer shows is read after it, for the answer alone.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from graphmem.read.rows import to_hit
-from graphmem.types import Hit, PathStep
+from graphmem.types import PathStep
+
+Key = tuple[str, str]  # (scope, id)
 
 
-def rerank(hits: list[Hit], rows: list[dict[str, Any]], weight: float, k: int) -> list[Hit]:
-    """`hits` re-ranked with their conversation neighbours, best first, at most `k`:
-    `rows` are each hit's neighbours ({id, scope, prev, next}, each null or {memory,
-    retention, layer}: `recall/neighbours` with the factors rank.py gives them)."""
-    by_key = {(h.scope, h.id): h for h in hits}
-    best: dict[tuple[str, str], float] = {}
-    arrivals: dict[tuple[str, str], tuple[float, Hit, str, dict[str, Any]]] = {}
-    for r in rows:
-        hit = by_key[(r["scope"], r["id"])]
-        for side in ("prev", "next"):
-            found = r[side]
-            if found is None:
+@dataclass(frozen=True)
+class Turn:
+    """A memory of the answer after conversation order: its score, and for a neighbour
+    the ranking did not hold, the hit that brought it and which side of it it is."""
+
+    key: Key
+    score: float
+    brought_by: str | None = None
+    side: str | None = None  # "after": the turn after `brought_by`; "before"
+
+    def path(self, weight: float) -> list[PathStep]:
+        """How a neighbour came in ([] for a memory the ranking held)."""
+        if self.brought_by is None:
+            return []
+        return [PathStep(source=self.brought_by, target=self.key[1], kind="turn",
+                         name=f"the turn {self.side}", weight=weight)]
+
+
+def rerank(scored: list[tuple[Key, float]],
+           neighbours: dict[Key, tuple[str | None, str | None]],
+           weight: float, k: int) -> list[Turn]:
+    """The ranking `scored` (memory, score) re-ranked with the memories' neighbours
+    (`neighbours`: the ids of the turns before and after each, or None), best first
+    (ties by id), at most `k`."""
+    held = dict(scored)
+    best: dict[Key, float] = {}
+    arrivals: dict[Key, Turn] = {}
+    for key, score in scored:
+        for side, other in zip(("before", "after"), neighbours.get(key, (None, None)),
+                               strict=True):
+            if other is None:
                 continue
-            key = (found["memory"]["scope"], found["memory"]["id"])
-            if key in by_key:
-                best[key] = max(best.get(key, 0.0), hit.score)
-            elif weight * hit.score > arrivals.get(key, (0.0,))[0]:
-                arrivals[key] = (weight * hit.score, hit, side, found)
-    ranked = [h.model_copy(update={"score": h.score + weight * best.get((h.scope, h.id), 0.0)})
-              for h in hits]
-    ranked += [_arrival(score, hit, side, found, weight)
-               for score, hit, side, found in arrivals.values()]
-    ranked.sort(key=lambda h: (-h.score, h.id))
+            near = (key[0], other)
+            if near in held:
+                best[near] = max(best.get(near, 0.0), score)
+            elif weight * score > (arrivals[near].score if near in arrivals else 0.0):
+                arrivals[near] = Turn(near, weight * score, brought_by=key[1], side=side)
+    ranked = [Turn(key, score + weight * best.get(key, 0.0)) for key, score in scored]
+    ranked += arrivals.values()
+    ranked.sort(key=lambda t: (-t.score, t.key[1]))
     return ranked[:k]
-
-
-def _arrival(score: float, hit: Hit, side: str, found: dict[str, Any], weight: float) -> Hit:
-    """A neighbour outside the ranking, brought in by `hit` (it is the turn after `hit`
-    when `side` is "next")."""
-    step = PathStep(source=hit.id, target=found["memory"]["id"], kind="turn",
-                    name="the turn after" if side == "next" else "the turn before",
-                    weight=weight)
-    return to_hit({"memory": found["memory"], "score": score, "relevance": None,
-                   "retention": found["retention"], "layer": found["layer"]},
-                  via="association", activation=score, path=[step])

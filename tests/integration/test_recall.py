@@ -129,6 +129,32 @@ def test_a_two_hop_association_shows_both_steps(mem: GraphMem) -> None:
     assert "pager" not in ids(mem, "billing cron outage", mode="keyword", hops=1)
 
 
+def test_both_hops_come_in_one_round_trip_unless_the_first_is_wider_than_its_width(
+        mem: GraphMem) -> None:
+    mem.remember([
+        {"id": "incident", "text": "The March outage started when the billing cron job hung"},
+        {"id": "watchdog", "text": "A watchdog now restarts stuck schedulers",
+         "links": [{"id": "incident", "weight": 0.9}]},
+        {"id": "aside", "text": "Lunch was late that day",
+         "links": [{"id": "incident", "weight": 0.2}]},
+        {"id": "pager", "text": "The watchdog pages the on-call engineer when it restarts",
+         "links": [{"id": "watchdog", "weight": 1.0}]},
+    ])
+    wide = mem.recall("billing cron outage", mode="keyword", hops=2, width=2, reinforce=False)
+    # The first hop reaches two memories: with a width of one, the second spreads from
+    # the stronger alone, which the server cannot choose, so it is asked again.
+    narrow = mem.recall("billing cron outage", mode="keyword", hops=2, width=1,
+                        reinforce=False)
+    assert narrow.profile.round_trips == wide.profile.round_trips + 1
+    for result in (wide, narrow):
+        pager = next(h for h in result.hits if h.id == "pager")
+        assert [(p.source, p.target) for p in pager.path] == [
+            ("incident", "watchdog"), ("watchdog", "pager")]
+    # The same activation reaches it either way (its links age between the two recalls).
+    assert [h.score for h in wide.hits if h.id == "pager"] == pytest.approx(
+        [h.score for h in narrow.hits if h.id == "pager"], rel=1e-6)
+
+
 def test_association_lifts_the_linked_one_of_two_equal_candidates(mem: GraphMem) -> None:
     mem.remember([
         {"id": "anchor", "text": "Deploys to production happen on Tuesdays"},
@@ -270,7 +296,7 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
                               reinforce=False).hits
         finally:
             del store.read
-        assert reads == ["recall/retrieve", "recall/hits"] and len(hits) == 3
+        assert reads == ["recall/retrieve", "recall/show"] and len(hits) == 3
         # A filtered recall keeps its own depth: it cannot push unfiltered ones to a scan.
         core = mem.recall("storm logs", mode="vector", hops=0, candidates=10, kinds=["core"],
                           reinforce=False)

@@ -80,7 +80,7 @@ def test_the_search_variant_changes_only_the_vector_queries() -> None:
     header = list(itertools.takewhile(lambda line: line.startswith("//"), plain.splitlines()))
     lines = search.splitlines()
     assert lines[:len(header)] == header and lines[len(header)] == "CYPHER 25"
-    assert queries.query("recall/hits", "search") == queries.query("recall/hits")
+    assert queries.query("recall/show", "search") == queries.query("recall/show")
     for name in queries.all_names("search"):
         assert "CYPHER 25" in queries.query(name, "search") and "{{" not in queries.query(
             name, "search")
