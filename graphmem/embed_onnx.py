@@ -17,6 +17,7 @@ import io
 import logging
 import os
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -93,22 +94,18 @@ def _exported(model: SentenceTransformer, model_path: str, cache: Path,
               features: Callable[[list[str]], dict[str, Any]],
               torch_one: Callable[[str], np.ndarray]) -> Path | None:
     """The model's ONNX file in `cache`, exported and checked now if it is not there yet
-    (None if it does not agree with torch). The name carries the model's folder, weights
-    and the torch version, so a changed model is exported again; the file appears whole
-    and checked (written aside, then renamed), its SHA-256 beside it, and one that no
-    longer matches it is exported again."""
+    (None if it does not agree with torch). The name carries the model's files and the
+    torch version (`export_key`), so a changed model is exported again; the file appears
+    whole and checked (written aside, then renamed), its SHA-256 beside it, and one that
+    no longer matches it is exported again."""
     import torch
 
-    weights = sorted(p for p in Path(model_path).glob("*") if p.is_file()) \
-        if Path(model_path).is_dir() else []
-    key = hashlib.sha256("\0".join(
-        [str(Path(model_path).resolve()), torch.__version__,
-         *(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in weights)]
-    ).encode()).hexdigest()[:16]
-    target = cache / f"{Path(model_path).name}-{key}.onnx"
+    target = cache / f"{Path(model_path).name}-{export_key(model_path, torch.__version__)}.onnx"
     if target.is_file() and _intact(target):
+        checksum(target).touch()  # in use: not stale (`prune`)
         return target
     cache.mkdir(parents=True, exist_ok=True)
+    prune(cache, Path(model_path).name)
     sample = features([PROBES[0]])
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
     if names[:2] != ["input_ids", "attention_mask"]:
@@ -154,6 +151,51 @@ def _exported(model: SentenceTransformer, model_path: str, cache: Path,
     finally:
         Path(tmp).unlink(missing_ok=True)
     return target
+
+
+def export_key(model_path: str, torch_version: str) -> str:
+    """What names a model's export: the torch version, and each file of the model's folder
+    by name, size and the bytes at its two ends; not where the folder is or when it was
+    installed, so every virtual environment with the same model and torch shares one
+    export (a model that is not a folder is known by its path)."""
+    folder = Path(model_path)
+    files = sorted(p for p in folder.glob("*") if p.is_file()) if folder.is_dir() else []
+    parts = [torch_version, *(f"{p.name}:{p.stat().st_size}:{_ends(p)}" for p in files)]
+    if not files:
+        parts.append(str(folder.resolve()))
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def _ends(path: Path, size: int = 65_536) -> str:
+    """The SHA-256 of a file's first and last `size` bytes: a changed model file changes
+    there (headers, the last tensors), and reading 90 MB at every start would not pay."""
+    with path.open("rb") as f:
+        head = f.read(size)
+        f.seek(max(0, path.stat().st_size - size))
+        return hashlib.sha256(head + f.read(size)).hexdigest()
+
+
+#: An export of a model that no process has loaded for this many days (another torch
+#: version's, say) is deleted when an export of that model is made.
+STALE_DAYS = 7
+
+
+def prune(cache: Path, model: str, *, now: float | None = None) -> list[Path]:
+    """Delete the exports of `model` in `cache` that no process loaded for STALE_DAYS
+    (their checksum is touched at each load), and files an export killed midway left;
+    returns what it deleted."""
+    oldest = (time.time() if now is None else now) - STALE_DAYS * 86_400
+    gone = []
+    for path in [*cache.glob(f"{model}-*.onnx"), *cache.glob("*.part")]:
+        seen = checksum(path) if checksum(path).is_file() else path
+        try:
+            if seen.stat().st_mtime < oldest:
+                path.unlink(missing_ok=True)
+                checksum(path).unlink(missing_ok=True)
+                gone.append(path)
+        except OSError:
+            continue  # another process pruned it first
+    return gone
 
 
 def checksum(path: Path) -> Path:

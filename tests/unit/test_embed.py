@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from graphmem.embed import Embedder, resolve_model
+from graphmem.embed_onnx import checksum, export_key, prune
 from graphmem.errors import ConfigError
 
 
@@ -96,3 +102,38 @@ def test_a_damaged_export_is_noticed_and_made_again(tmp_path, caplog) -> None:
     assert again.runtime == "onnxruntime"
     assert exported.read_bytes() != bytes(data)  # replaced, not patched around
     assert float(again.embed_query("which key-value store do we use?") @ good) > 0.9999
+
+
+def test_an_export_is_named_by_the_models_files_not_where_they_are(tmp_path) -> None:
+    first = tmp_path / "a" / "model"
+    first.mkdir(parents=True)
+    (first / "model.safetensors").write_bytes(bytes(range(256)) * 1000)
+    (first / "config.json").write_text('{"hidden_size": 384}')
+    second = tmp_path / "b" / "model"
+    shutil.copytree(first, second)
+    os.utime(second / "model.safetensors", (1, 1))  # installed at another time
+    assert export_key(str(first), "2.9") == export_key(str(second), "2.9")
+    assert export_key(str(first), "2.9") != export_key(str(first), "2.10")
+    data = bytearray((second / "model.safetensors").read_bytes())
+    data[-10] ^= 0xFF
+    (second / "model.safetensors").write_bytes(bytes(data))
+    assert export_key(str(first), "2.9") != export_key(str(second), "2.9")
+
+
+def test_exports_nobody_loaded_for_a_week_are_pruned(tmp_path) -> None:
+    now = time.time()
+
+    def export(name: str, days_unused: float) -> Path:
+        path = tmp_path / name
+        path.write_bytes(b"onnx")
+        checksum(path).write_text("digest\n")
+        os.utime(checksum(path), (now - days_unused * 86_400,) * 2)
+        return path
+
+    stale, used, other = export("m-1.onnx", 8), export("m-2.onnx", 1), export("x-1.onnx", 30)
+    killed = tmp_path / "tmp123.onnx.part"
+    killed.write_bytes(b"half")
+    os.utime(killed, (now - 9 * 86_400,) * 2)
+    assert sorted(prune(tmp_path, "m", now=now)) == sorted([stale, killed])
+    assert not stale.exists() and not checksum(stale).exists() and not killed.exists()
+    assert used.exists() and other.exists()  # in use; another model's
