@@ -17,9 +17,8 @@
 //          name, degree}), named_entities (how many of the entities carry activation),
 //          memories (each reached memory once: {memory (fragments/rank_facts), about
 //          (keys of what it is about), before, after, similarity (to the query:
-//          (1 + cos) / 2)}), and
-//          pool ({id, scope, about (the keys of the entities it is about, of those named),
-//          before, after}).
+//          (1 + cos) / 2)}), and pool ({id, scope, about (the keys of the entities it is
+//          about, of those named), before, after}).
 CALL () {
   UNWIND $lists.sources AS source
   MATCH (s:Memory {scope: source.scope, id: source.id})
