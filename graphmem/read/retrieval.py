@@ -219,9 +219,7 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
     first = _expand(store, seeds, common, vector, entities, pool,
                     second_within=spreading.width if spreading.hops >= 2 else 0)
     _pooled(pool, first["pool"])
-    memories = {rank.key(m["memory"]): _placed(m)["memory"]
-                for m in first["memories"]}
-    cosines = {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in first["memories"]}
+    memories, cosines = _reached(first)
     by_query = (rank.named(first["named"], first["named_entities"], spreading.width)
                 if first["named_entities"] else [])
     hop1 = rank.hop(seeds, first["edges"], spreading, scoring.now)
@@ -235,10 +233,9 @@ def _associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
             again = _expand(store, sources, common, vector, [], [])
             trips += 1
             edges = again["edges"]
-            memories |= {rank.key(m["memory"]): _placed(m)["memory"]
-                         for m in again["memories"]}
-            cosines |= {rank.key(m["memory"]): rank.cosine(m["similarity"])
-                        for m in again["memories"]}
+            more, closer = _reached(again)
+            memories |= more
+            cosines |= closer
         hop2 = rank.hop(sources, edges, spreading, scoring.now)
     merged = rank.merge(by_query, hop1, hop2, cosines, spreading)
     return rank.final(pool, merged, memories, cosines, scoring, spreading, entities, k), trips
@@ -266,6 +263,14 @@ def _expand(store: Store, sources: dict[tuple[str, str], float], common: dict[st
                       and (e["kind"] != "link" or None not in (e["weight"], e["since"]))]
     row["named"] = [n for n in row["named"] if (n["to_scope"], n["to"]) in alive]
     return row
+
+
+def _reached(found: dict[str, Any]) -> tuple[dict[rank.Key, dict[str, Any]],
+                                            dict[rank.Key, float | None]]:
+    """The memories a `recall/expand` reached, with their facts, and their cosines with
+    the query."""
+    return ({rank.key(m["memory"]): _placed(m)["memory"] for m in found["memories"]},
+            {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in found["memories"]})
 
 
 def _placed(row: dict[str, Any]) -> dict[str, Any]:

@@ -235,9 +235,6 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
                 totals[1] += n_links
                 advance(len(batches[b]))
 
-        def wait(job: Future[None]) -> None:
-            _waited(job, timing)
-
         pending: Future[None] | None = None
         try:
             for first in range(0, len(batches), per_window):
@@ -245,11 +242,11 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
                 _embed_and_extract(embedder, extractor,
                                    [r for b in batches[first:last] for r in b], timing)
                 if pending is not None:
-                    wait(pending)  # one window in flight: order and errors stay simple
+                    _waited(pending, timing)  # one window in flight: order and errors stay simple
                 pending = writer.submit(write_window, first, last)
             if pending is not None:
-                wait(pending)
-            wait(writer.submit(transactions.commit))
+                _waited(pending, timing)
+            _waited(writer.submit(transactions.commit), timing)
         except Exception as e:
             if pending is not None:
                 futures.wait([pending])  # the writer must be idle before the rollback
@@ -300,17 +297,14 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
             totals[:] = [totals[0] + made[0], totals[1] + made[1]]
             advance(len(chunk))
 
-        def wait(job: Future[None]) -> None:
-            _waited(job, timing)
-
         pending: Future[None] | None = None
         for chunk in chunks:
             _embed_and_extract(embedder, extractor, chunk, timing)
             if pending is not None:
-                wait(pending)
+                _waited(pending, timing)
             pending = writer.submit(write_chunk, chunk)
         if pending is not None:
-            wait(pending)
+            _waited(pending, timing)
 
         referrers = [r for r in rows if references(r)]
 
