@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +21,7 @@ from graphmem import embed
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.graph import schema, scope_indexes
-from graphmem.graph.schema import IndexInfo
+from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, IndexInfo
 from graphmem.graph.store import Features, Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
 from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
@@ -356,6 +357,16 @@ class GraphMem:
                     self._reinforcer = Reinforcer(self._db, interval=self._reinforce_every)
             self._reinforcer.submit(item)
         return result
+
+    def plan_ahead(self) -> float | None:
+        """Have the server plan recall's queries now, so that the first recall after it
+        starts does not wait for that; returns the ms taken, or None before `init`."""
+        names = {i.name for i in schema.indexes(self._db) if i.state == "ONLINE"}
+        if not {VECTOR_INDEX, FULLTEXT_INDEX} <= names:
+            return None  # nothing to plan against: recall needs `init` first
+        started = time.perf_counter()
+        retrieval.plan_ahead(self._db, self.embedder.dimensions)
+        return round((time.perf_counter() - started) * 1000, 1)
 
     def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
               dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:

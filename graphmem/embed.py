@@ -76,6 +76,14 @@ class Embeds(Protocol):
               advance: Callable[[int], None] | None = None) -> np.ndarray: ...
 
 
+class EmbedsQueries(Protocol):
+    """What recall needs of an embedder: one unit vector per query."""
+
+    def warm(self) -> None: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
 class Given:
     """Embeddings made elsewhere, looked up by text (a bulk load that has them already)."""
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled, say
 from graphmem.graph.server import LocalServer, ServerStatus
 from graphmem.settings import load_settings
@@ -32,10 +34,18 @@ def _render(status: ServerStatus) -> Callable[[Console], None]:
 
 @app.command()
 @handled
-def start(as_json: JsonOpt = False) -> None:
-    """Fetch (first time only), start in the background, and wait until Bolt answers."""
+def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
+        "--plan/--no-plan", help="Have the server plan recall's queries as it starts (a "
+        "few seconds), so that the first recall does not wait for that.")] = True) -> None:
+    """Fetch (first time only), start in the background, wait until Bolt answers, and
+    plan recall's queries."""
     server = LocalServer(load_settings())
     status = server.start(say, progress=sys.stderr.isatty())
+    if plan:
+        with GraphMem(load_settings(neo4j_uri=status.uri)) as mem:
+            took = mem.plan_ahead()
+        say(f"recall's queries planned in {took / 1000:.1f} s" if took is not None else
+            "recall's queries will be planned by the first recall (no schema yet: init)")
     emit(status, as_json, _render(status))
 
 

@@ -25,7 +25,9 @@ import time
 from datetime import datetime
 from typing import Any
 
-from graphmem.embed import Embedder
+import numpy as np
+
+from graphmem.embed import EmbedsQueries
 from graphmem.errors import InputError
 from graphmem.graph.model import KINDS
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
@@ -41,6 +43,7 @@ from graphmem.types import (
     RecallProfile,
     RecallResult,
     as_utc,
+    utcnow,
 )
 from graphmem.write.extract import Extractor
 from graphmem.write.gates import shown
@@ -74,7 +77,7 @@ def _filters(filters: dict[str, list[Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: datetime,
+def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now: datetime,
            options: RecallOptions | None = None,
            extractor: Extractor | None = None) -> RecallResult:
     """The memories of `scope` (and mounted layers) that best answer `query`, best first;
@@ -94,11 +97,7 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     profile = RecallProfile()
     scopes = [scope, *opts.layers]
     with_turns = opts.context.turn_weight > 0
-    common: dict[str, Any] = {
-        "scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
-        "kinds": opts.kinds, "filters": _filters(opts.filters),
-        "since": opts.since, "until": opts.until, "turns": with_turns,
-    }
+    common = _common(scope, opts)
     # Diversity picks from a deeper ranking than it returns.
     k = opts.top_k * opts.association.pool_factor if opts.diverse else opts.top_k
     # Association, diversity and conversation order each rank a deeper pool than the answer.
@@ -196,6 +195,53 @@ def recall(store: Store, embedder: Embedder, query: str, *, scope: str, now: dat
     took = (time.perf_counter() - started) * 1000
     return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
                         took_ms=round(took, 2), profile=profile)
+
+
+def _common(scope: str, opts: RecallOptions) -> dict[str, Any]:
+    """The parameters every recall query takes: where it reads, and which memories pass."""
+    return {"scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
+            "kinds": opts.kinds, "filters": _filters(opts.filters), "since": opts.since,
+            "until": opts.until, "turns": opts.context.turn_weight > 0}
+
+
+def plan_ahead(store: Store, dimensions: int) -> None:
+    """Have the server plan the default recall's queries now, so that the first recall
+    after it starts does not wait for that (seconds on a server just started:
+    docs/results.md, "Plans made ahead"). Neo4j keeps a plan per query text and parameter types, a string's
+    or list's size counted by its order of magnitude: each query runs with parameters of
+    the types a default recall passes, for scope names of the common lengths, over scopes
+    no one can hold (nothing is found, nothing is written)."""
+    query = _Planning(dimensions)
+    opts = RecallOptions()
+    for scope in PLANNING_SCOPES:
+        recall(store, query, "what recall plans ahead", scope=scope, now=utcnow(),
+               options=opts)
+        # Finding nothing ends a recall before association and its answer: asked apart.
+        _expand(store, {}, {**_common(scope, opts), "hub_limit": opts.association.hub_limit},
+                query.embed_query("").tolist(), [], [],
+                second_within=opts.association.width)
+    store.read("recall/show", lists={"rows": []})
+
+
+#: The scopes `plan_ahead` reads: no scope name holds a space, so no memory is in them.
+#: Neo4j tells a string's length apart as 0, 1, 2-10, 11-100, 101-1000 (measured): one
+#: name of 2-10 characters, one of 11-100; a scope named in 1 or in over 100 characters
+#: is planned by its first recall.
+PLANNING_SCOPES = ("plan ahead", "where recall plans ahead")
+
+
+class _Planning:
+    """A query vector for planning: the plan depends on a vector's type, not its values."""
+
+    def __init__(self, dimensions: int) -> None:
+        self.vector = np.full(dimensions, 1 / math.sqrt(dimensions), dtype=np.float32)
+
+    def warm(self) -> None:
+        """Nothing to load."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The same unit vector for every text."""
+        return self.vector.copy()
 
 
 def _spreading(opts: RecallOptions) -> rank.Spreading:

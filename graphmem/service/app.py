@@ -166,8 +166,9 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> Any:
-        # The model loads before the first request, not during it.
+        # The model loads, and recall's queries are planned, before the first request.
         await run_in_threadpool(mem.embedder.warm)
+        await run_in_threadpool(_plan_ahead, mem)
         async with tools.session_manager.run():
             yield
         mem.close()
@@ -270,6 +271,14 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
                            max_tokens=max_tokens).model_dump(mode="json")
 
     return app
+
+
+def _plan_ahead(mem: GraphMem) -> None:
+    """`GraphMem.plan_ahead`; a Neo4j down or not set up is logged, and /readyz says so."""
+    try:
+        mem.plan_ahead()
+    except GraphmemError as e:
+        _log.warning("recall's queries not planned ahead: %s", e)
 
 
 def _mcp_server(mem: GraphMem, public_url: str) -> Any:

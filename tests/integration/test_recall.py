@@ -3,7 +3,9 @@ real server."""
 
 from __future__ import annotations
 
+import math
 import threading
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -643,3 +645,42 @@ def test_recall_while_another_thread_forgets_never_fails(mem: GraphMem) -> None:
         for t in readers:
             t.join()
     assert failures == []
+
+
+def _plan_key(params: dict) -> tuple:
+    """What Neo4j keys a plan on besides its text: each parameter's type, a string's or
+    list's size by its order of magnitude (0, 1, 2-10, 11-100, …; measured, see
+    retrieval.PLANNING_SCOPES); a map's contents do not count."""
+    def of(value: object) -> tuple:
+        if isinstance(value, str | list):
+            n = len(value)
+            return type(value).__name__, -1 if n == 0 else math.ceil(math.log10(n))
+        return (type(value).__name__,)
+    return tuple(sorted((k, of(v)) for k, v in params.items()))
+
+
+def test_planning_ahead_runs_every_query_of_a_default_recall_as_it_will_be_run(
+        mem: GraphMem, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, tuple]] = []
+    for method in ("read", "submit"):
+        original = getattr(store, method)
+
+        def record(name: str, _original=original, **params: object) -> object:
+            seen.append((name, _plan_key(params)))
+            return _original(name, **params)
+        monkeypatch.setattr(store, method, record)
+    assert mem.plan_ahead() is not None
+    planned = set(seen)
+    short = f"t{uuid.uuid4().hex[:6]}"
+    assert 2 <= len(short) <= 10 < len(mem.settings.scope) <= 100  # both common lengths
+    for scope in (mem.settings.scope, short):
+        mem.remember([{"text": "The billing cron job hung in March", "session": "s1"},
+                      {"text": "A watchdog restarts stuck billing jobs now", "session": "s1"}],
+                     scope=scope)
+        seen.clear()
+        hits = mem.recall("billing cron watchdog", scope=scope, reinforce=False).hits
+        assert len(hits) == 2
+        assert {"recall/text_lists", "recall/retrieve", "recall/expand",
+                "recall/show"} <= {name for name, _ in seen}
+        assert set(seen) <= planned, set(seen) - planned
+    mem.drop_scope(short)
