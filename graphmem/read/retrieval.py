@@ -207,10 +207,10 @@ def _common(scope: str, opts: RecallOptions) -> dict[str, Any]:
 def plan_ahead(store: Store, dimensions: int) -> None:
     """Have the server plan the default recall's queries now, so that the first recall
     after it starts does not wait for that (seconds on a server just started:
-    docs/results.md, "Plans made ahead"). Neo4j keeps a plan per query text and parameter types, a string's
-    or list's size counted by its order of magnitude: each query runs with parameters of
-    the types a default recall passes, for scope names of the common lengths, over scopes
-    no one can hold (nothing is found, nothing is written)."""
+    docs/results.md, "Plans made ahead"). Neo4j keeps a plan per query text and parameter
+    types, a string's or list's size counted by its order of magnitude: each query runs
+    with parameters of the types a default recall passes, for scope names of the common
+    lengths, over scopes no one can hold (nothing is found, nothing is written)."""
     query = _Planning(dimensions)
     opts = RecallOptions()
     for scope in PLANNING_SCOPES:
