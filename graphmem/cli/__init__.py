@@ -73,9 +73,13 @@ app.command("demo")(demo_cmd.demo)
 @app.command()
 @handled
 def init(as_json: JsonOpt = False) -> None:
-    """Install the schema (constraints, vector, full-text and range indexes); idempotent."""
+    """Install the schema (constraints, vector, full-text and range indexes), and have
+    the server plan recall's queries; idempotent."""
     with open_memory() as mem:
         found = mem.init()
+        took = mem.plan_ahead()  # else a new store's first recall waits for the planner
+    if took is not None:
+        say(f"recall's queries planned in {took:.0f} ms")
     online = sum(i.state == "ONLINE" for i in found)
     waiting = ", ".join(i.name for i in found if i.state != "ONLINE")
     emit([i.model_dump() for i in found], as_json,

@@ -44,7 +44,7 @@ def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
     if plan:
         with GraphMem(load_settings(neo4j_uri=status.uri)) as mem:
             took = mem.plan_ahead()
-        say(f"recall's queries planned in {took / 1000:.1f} s" if took is not None else
+        say(f"recall's queries planned in {took:.0f} ms" if took is not None else
             "recall's queries will be planned by the first recall (no schema yet: init)")
     emit(status, as_json, _render(status))
 

@@ -57,7 +57,8 @@ def test_the_wheel_installs_and_runs_from_a_fresh_venv(mem: GraphMem, tmp_path: 
     assert where.stdout.startswith(str(site)), where.stdout  # the wheel, not the checkout
     version = metadata.version("graphmem")  # this checkout's pyproject
     assert run(graphmem, "--version", cwd=tmp_path).stdout.strip() == f"graphmem {version}"
-    run(graphmem, "init", "--json", env=env, cwd=tmp_path)
+    init = run(graphmem, "init", "--json", env=env, cwd=tmp_path)
+    assert "recall's queries planned in" in init.stderr  # the first recall will not wait
     run(graphmem, "ingest", "--json", site / "graphmem" / "samples" / "project_notes.jsonl",
         env=env, cwd=tmp_path)
     hits = json.loads(run(graphmem, "recall", "when is the staging database refreshed?",
