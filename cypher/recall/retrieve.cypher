@@ -82,7 +82,7 @@ CALL (entries, next) {
   CALL (m) {
     OPTIONAL MATCH (n:Memory)-[:NEXT]->(m)
     WHERE $lists.context IS NOT NULL AND n.embedding IS NOT NULL AND {{in_scope}}
-    RETURN n AS p, n.embedding AS pe
+    RETURN n.embedding AS pe
     LIMIT 1
   }
   OPTIONAL CALL (m) {
@@ -90,19 +90,19 @@ CALL (entries, next) {
   }
   // Each vector read once: a stored vector spans many records, and reading a candidate's
   // and its predecessor's twice each cost ~2 ms of a recall at 100k.
-  WITH m, ranks, p, pe, before, after,
+  WITH m, ranks, pe, before, after,
        [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
-  WITH m, ranks, p, pe, before, after, similarity,
-       CASE WHEN p IS NOT NULL OR similarity IS NULL THEN m.embedding END AS me
+  WITH m, ranks, pe, before, after, similarity,
+       CASE WHEN pe IS NOT NULL OR similarity IS NULL THEN m.embedding END AS me
   RETURN collect({
     memory: {{rank_facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
     before: before, after: after,
     similarity: CASE WHEN similarity IS NOT NULL THEN similarity
                      WHEN $vector IS NULL OR me IS NULL THEN null
                      ELSE vector.similarity.cosine(me, $vector) END,
-    prev_query_similarity: CASE WHEN p IS NULL OR $vector IS NULL THEN null
+    prev_query_similarity: CASE WHEN pe IS NULL OR $vector IS NULL THEN null
                                 ELSE vector.similarity.cosine(pe, $vector) END,
-    prev_similarity: CASE WHEN p IS NULL OR me IS NULL THEN null
+    prev_similarity: CASE WHEN pe IS NULL OR me IS NULL THEN null
                           ELSE vector.similarity.cosine(pe, me) END
   }) AS candidates
 }
