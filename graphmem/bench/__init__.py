@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 from pydantic import BaseModel
 
 from graphmem.api import GraphMem
@@ -218,7 +219,9 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             asked_in += 1
             scope = f"bench:locomo:{conv.name}"
             records = turns_of(conv, path)
-            turns = _load(mem, records, scope)
+            texts = [r.record.text for r in records]
+            vectors = mem.embedder.embed(texts)
+            _load(mem, records, scope, vectors)
             scopes = {gate: f"bench:locomo-agent:{conv.name}:{'gate' if gate else 'nogate'}"
                       for gate in copies}
             for gate, copy in scopes.items():
@@ -226,8 +229,8 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
                 writes[gate].add(agent.write(
                     mem, records, copy, signal_gate=gate, late=late,
                     evidence={e for q in conv.questions for e in evidence(q)}))
-            plain = PlainReference([t.record.text for t in turns], mem.embedder)
-            dia_ids = [t.record.metadata.get("dia_id") for t in turns]
+            plain = PlainReference(texts, mem.embedder, vectors=vectors)
+            dia_ids = [r.record.metadata.get("dia_id") for r in records]
             with mem.at(conv.asked_at) as ask:
                 for q in conv.questions:
                     questions += 1
@@ -254,13 +257,13 @@ def _pct(values: Iterable[float]) -> float:
     return round(100 * sum(xs) / len(xs), 1) if xs else 0.0
 
 
-def _load(mem: GraphMem, records: list[Numbered], scope: str) -> list[Numbered]:
-    """Write a conversation's turns into `scope`, unless a kept earlier run left them there;
-    the records either way."""
-    have = mem.count(scope=scope)
-    if have != len(records):
-        mem.write(records, mem.write_options(scope=scope))
-    return records
+def _load(mem: GraphMem, records: list[Numbered], scope: str, vectors: np.ndarray) -> None:
+    """Write `records` into `scope` with their texts' `vectors` (the bench's reference
+    reads the same ones: each text is embedded once), unless a kept earlier run left
+    them there."""
+    if mem.count(scope=scope) != len(records):
+        mem.write(records, mem.write_options(scope=scope),
+                  vectors=dict(zip([r.record.text for r in records], vectors, strict=True)))
 
 
 class MultihopBench(BaseModel):
@@ -287,15 +290,14 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
     questions = json.loads(formats.read_text(questions_path))[:limit]
     scope = f"bench:multihop:{questions_path.stem}"
     ids = {(p["title"], p["text"]): f"mh-{i}" for i, p in enumerate(corpus)}
-    have = mem.count(scope=scope)
-    if have != len(corpus):
-        records = [Numbered(i + 1, MemoryIn(
-            id=f"mh-{i}-{scope}", text=f"{p['title']}: {p['text']}", kind="semantic",
-            source="import", metadata={"title": p["title"], "passage": f"mh-{i}"}),
-            str(corpus_path)) for i, p in enumerate(corpus)]
-        mem.write(records, mem.write_options(scope=scope))
+    texts = [f"{p['title']}: {p['text']}" for p in corpus]
+    vectors = mem.embedder.embed(texts)
+    _load(mem, [Numbered(i + 1, MemoryIn(
+        id=f"mh-{i}-{scope}", text=text, kind="semantic", source="import",
+        metadata={"title": p["title"], "passage": f"mh-{i}"}), str(corpus_path))
+        for i, (p, text) in enumerate(zip(corpus, texts, strict=True))], scope, vectors)
     found: dict[str, list[tuple[float, float]]] = {m: [] for m in [*modes, REFERENCE]}
-    plain = PlainReference([f"{p['title']}: {p['text']}" for p in corpus], mem.embedder)
+    plain = PlainReference(texts, mem.embedder, vectors=vectors)
     asked = 0
     for q in questions:
         wanted = {ids.get((p["title"], p["paragraph_text"])) for p in q["paragraphs"]

@@ -26,7 +26,9 @@ class PlainReference:
     """BM25 + cosine + RRF over one scope's texts, in memory."""
 
     def __init__(self, texts: list[str], embedder: Embedder, *, depth: int | None = None,
-                 rrf_k: int | None = None) -> None:
+                 rrf_k: int | None = None, vectors: np.ndarray | None = None) -> None:
+        """An index of `texts`; `vectors` are their embeddings where the caller has them
+        (the model embeds them otherwise), `embedder` embeds the queries."""
         # Recall's own list depth and fusion constant, so the two cannot drift apart.
         defaults = RecallOptions().fusion
         self.embedder = embedder
@@ -38,7 +40,9 @@ class PlainReference:
         df = Counter(w for d in self.docs for w in d)
         n = len(texts)
         self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in df.items()}
-        self.vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dimensions))
+        if vectors is None:
+            vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dimensions))
+        self.vectors = vectors
 
     def bm25(self, query: str) -> np.ndarray:
         """The BM25 score of every text for `query`."""

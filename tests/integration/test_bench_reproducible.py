@@ -1,17 +1,21 @@
 """A benchmark gives the same figures every time it runs on the same data, whatever else
 the database holds: `bench locomo` twice, then once more beside a noisy neighbour (a
 scope holding another conversation and many notes asking this one's questions), every figure equal.
+And each text a benchmark stores is embedded once, for the store and its reference alike.
 On the real server, with the real model."""
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from graphmem.api import GraphMem
-from graphmem.bench import locomo
+from graphmem.bench import locomo, multihop
 
 #: Sessions of conv-26 kept: enough turns and questions for every mode to rank, small
 #: enough for CI.
@@ -20,11 +24,11 @@ SESSIONS = 4
 NEIGHBOURS = 8
 
 
-def _first_sessions(source: Path, out: Path) -> Path:
+def _first_sessions(source: Path, out: Path, sessions: int = SESSIONS) -> Path:
     conv = json.loads(source.read_text(encoding="utf-8"))
     kept: dict[str, Any] = {"speaker_a": conv["speaker_a"], "speaker_b": conv["speaker_b"]}
     ids = set()
-    for n in range(1, SESSIONS + 1):
+    for n in range(1, sessions + 1):
         kept[f"session_{n}_date_time"] = conv[f"session_{n}_date_time"]
         kept[f"session_{n}"] = conv[f"session_{n}"]
         ids |= {t["dia_id"] for t in conv[f"session_{n}"]}
@@ -55,3 +59,31 @@ def test_bench_locomo_twice_and_beside_a_noisy_neighbour_gives_the_same_figures(
     finally:
         for n in neighbours:
             mem.drop_scope(n)
+
+
+def test_a_benchmark_embeds_each_text_it_stores_once(
+        mem: GraphMem, shared_data: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The store and the plain reference read the same vectors: embedding MuSiQue's 1,890
+    # passages twice was most of `bench multihop`'s time, and of the benchmarks notebook's.
+    embedded: Counter[str] = Counter()
+    embed = mem.embedder.embed
+
+    def counted(texts, advance=None):
+        embedded.update(texts)
+        return embed(texts, advance)
+
+    monkeypatch.setattr(mem.embedder, "embed", counted)
+    path = _first_sessions(shared_data / "locomo" / "conv-26.json", tmp_path / "conv-q.json",
+                           sessions=1)
+    assert locomo(mem, [path]).questions > 0
+    corpus = [{"title": "Biscuit", "text": "Biscuit is a beagle from the Maple shelter."},
+              {"title": "Maple shelter", "text": "The Maple shelter is run by Dana Ortiz."}]
+    questions = [{"question": "Who runs the shelter Biscuit came from?", "paragraphs": [
+        {"title": p["title"], "paragraph_text": p["text"], "is_supporting": True}
+        for p in corpus]}]
+    (tmp_path / "mq.json").write_text(json.dumps(questions), encoding="utf-8")
+    (tmp_path / "mq_corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
+    assert multihop(mem, tmp_path / "mq.json").modes["plain reference"]["@5"] == 100.0
+    turns = len(json.loads(path.read_text(encoding="utf-8"))["session_1"])
+    assert len(embedded) == turns + len(corpus) and set(embedded.values()) == {1}

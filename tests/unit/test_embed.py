@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphmem.embed import Embedder, resolve_model
+from graphmem.embed import Embedder, Given, resolve_model
 from graphmem.embed_onnx import checksum, export_key, prune
 from graphmem.errors import ConfigError
 
@@ -40,6 +40,17 @@ def test_chunked_embedding_with_progress_matches_one_pass(embedder: Embedder) ->
     chunked = embedder.embed(texts, advance=seen.append)
     assert np.allclose(chunked, embedder.embed(texts), atol=1e-5)
     assert sum(seen) == len(texts) and len(seen) == 2
+
+
+def test_given_vectors_of_the_model_are_stored_bit_for_bit(embedder: Embedder) -> None:
+    # A bulk load that brings the model's own vectors stores them as they are (the
+    # benchmarks' plain reference reads the same ones); renormalising moved their last bits.
+    texts = [f"passage {i} on the Maple shelter and its {i % 7} beagles" for i in range(50)]
+    made = embedder.embed(texts)
+    assert np.array_equal(Given(dict(zip(texts, made, strict=True)), 384).embed(texts), made)
+    # Other vectors still come out unit length, and a zero vector stays zero.
+    out = Given({"a": np.full(384, 3.0), "b": np.zeros(384)}, 384).embed(["a", "b"])
+    assert np.isclose(np.linalg.norm(out[0]), 1.0) and not out[1].any()
 
 
 def test_a_query_embeds_as_it_would_in_a_batch(embedder: Embedder) -> None:
