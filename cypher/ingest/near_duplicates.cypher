@@ -4,7 +4,9 @@
 // compared exactly, memory by memory: other scopes holding the same texts would fill the
 // index's $fetch nearest (5.26's index cannot filter), and what is a duplicate must not
 // depend on other scopes. A bigger scope asks the index for $fetch neighbours per row:
-// its own index when it has one (graph/scope_indexes.py), else the shared one.
+// its own index when it has one (graph/scope_indexes.py), else the shared one; each
+// neighbour of the scope and kind is then scored exactly (the index's scores are
+// quantized: docs/decisions.md, "Similarities are exact").
 // Params: $index (vector index name), $fetch (int), $scan_below (int), $scope (string),
 //         $min_score (float), $rows: list of {i (int), kind (string),
 //         embedding (list of float)}.
@@ -21,8 +23,10 @@ UNWIND $rows AS r
 CALL (r, scan, index) {
   WITH 1 AS on
   WHERE NOT scan
-  CALL db.index.vector.queryNodes(index, $fetch, r.embedding) YIELD node, score
-  RETURN node, score
+  CALL db.index.vector.queryNodes(index, $fetch, r.embedding) YIELD node
+  WITH node
+  WHERE node.scope = $scope AND node.kind = r.kind AND node.lifecycle = 'active'
+  RETURN node, vector.similarity.cosine(node.embedding, r.embedding) AS score
   UNION ALL
   WITH 1 AS on
   WHERE scan

@@ -1,6 +1,7 @@
 // ingest/near_duplicates@search — ingest/near_duplicates on Neo4j 2026: the index itself
 // keeps to the scope, kind and active memories (SEARCH with in-index filters), so other
-// scopes never crowd a new text's nearest copies out of its $fetch.
+// scopes never crowd a new text's nearest copies out of its $fetch; each is scored
+// exactly (the index's scores are quantized).
 // Params: $fetch (int), $scope (string), $min_score (float),
 //         $rows: list of {i (int), kind (string), embedding (list of float)}.
 // Returns: i, id, score, confidence, sessions — best first per i.
@@ -9,8 +10,8 @@ CALL (r) {
   MATCH (node:Memory)
     SEARCH node IN (VECTOR INDEX vector_index_Memory_embedding FOR r.embedding
       WHERE node.scope = $scope AND node.kind = r.kind AND node.lifecycle = 'active'
-      LIMIT $fetch) SCORE AS score
-  RETURN node, score
+      LIMIT $fetch)
+  RETURN node, vector.similarity.cosine(node.embedding, r.embedding) AS score
 }
 WITH r, node, score
 WHERE score >= $min_score

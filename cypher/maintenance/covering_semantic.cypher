@@ -3,11 +3,13 @@
 // group it would sum up.
 // Params: $vector_index, $fetch, $vector, $scope, $visibility, $min_cosine.
 // Returns: id, cosine — at most one row.
-CALL db.index.vector.queryNodes($vector_index, $fetch, $vector) YIELD node, score
-WITH node, 2 * score - 1 AS cosine
+CALL db.index.vector.queryNodes($vector_index, $fetch, $vector) YIELD node
+WITH node
 WHERE node.scope = $scope AND node.kind = 'semantic' AND node.lifecycle = 'active'
   AND node.visibility = $visibility
-  AND cosine > $min_cosine
+// The exact cosine: the index's scores are quantized.
+WITH node, 2 * vector.similarity.cosine(node.embedding, $vector) - 1 AS cosine
+WHERE cosine > $min_cosine
 RETURN node.id AS id, cosine
 ORDER BY cosine DESC
 LIMIT 1

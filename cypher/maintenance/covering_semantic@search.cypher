@@ -6,8 +6,9 @@ MATCH (node:Memory)
   SEARCH node IN (VECTOR INDEX vector_index_Memory_embedding FOR $vector
     WHERE node.scope = $scope AND node.kind = 'semantic' AND node.lifecycle = 'active'
       AND node.visibility = $visibility
-    LIMIT $fetch) SCORE AS score
-WITH node, 2 * score - 1 AS cosine
+    LIMIT $fetch)
+// The exact cosine: the index's scores are quantized.
+WITH node, 2 * vector.similarity.cosine(node.embedding, $vector) - 1 AS cosine
 WHERE cosine > $min_cosine
 RETURN node.id AS id, cosine
 ORDER BY cosine DESC

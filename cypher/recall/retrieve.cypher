@@ -8,10 +8,11 @@
 // - text, context: recall/text_lists' (asked while the query embedded), in $lists.
 // - next (with $lists.context): the turn after each vector and text candidate.
 // Per memory: what ranking reads of it (fragments/rank_facts), its neighbours in its
-// session with $turns (fragments/neighbours), its places in the lists ({list, rank, score}: the index's similarity, or BM25), its
-// similarity to the query, whether it has a context, and with $lists.context the turn
-// before it: that turn's similarity to the query and to the memory. Similarities are the index's (1 + cos) / 2;
-// ranking turns them into cosines (graphmem.read.rank.cosine).
+// session with $turns (fragments/neighbours), its places in the lists ({list, rank,
+// score}: the similarity, or BM25), its similarity to the query, whether it has a
+// context, and with $lists.context the turn before it: that turn's similarity to the
+// query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
+// them into cosines (graphmem.read.rank.cosine).
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
 //         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
@@ -37,11 +38,17 @@ CALL (scan) {
     WITH scan, node, score ORDER BY score DESC
     // Grouped by scan: no row at all (not an empty list) when the branch is off.
     WITH scan, collect({n: node, s: score}) AS returned
+    // The index's scores are quantized (off the exact similarity by up to ~1e-3, and
+    // otherwise on every build): its list is ordered by the exact similarity, each
+    // vector kept so that it is read once (docs/decisions.md, "Similarities are exact").
     CALL (returned) {
       UNWIND returned AS x
-      WITH x.n AS n, x.s AS s
+      WITH x.n AS n
       WHERE {{visible}}
-      RETURN collect({n: n, s: s})[..$fetch] AS found
+      WITH n, n.embedding AS v
+      WITH n, v, vector.similarity.cosine(v, $vector) AS s
+      ORDER BY s DESC
+      RETURN collect({n: n, s: s, v: v})[..$fetch] AS found
     }
     RETURN size(returned) AS returned, found
     UNION ALL
@@ -67,7 +74,8 @@ CALL () {
 }
 WITH returned, size(found) AS vector_found,
      [i IN range(0, size(found) - 1) |
-      {n: found[i].n, list: 'vector', rank: i + 1, score: found[i].s}] + texts AS entries
+      {n: found[i].n, list: 'vector', rank: i + 1, score: found[i].s, v: found[i].v}]
+     + texts AS entries
 CALL (entries) {
   UNWIND [e IN entries WHERE $lists.context IS NOT NULL AND e.list IN ['vector', 'text']
           | e.n] AS c
@@ -78,7 +86,7 @@ CALL (entries) {
 }
 CALL (entries, next) {
   UNWIND entries + next AS e
-  WITH e.n AS m, collect(e {.list, .rank, .score}) AS ranks
+  WITH e.n AS m, collect(e {.list, .rank, .score}) AS ranks, collect(e.v)[0] AS v
   CALL (m) {
     OPTIONAL MATCH (n:Memory)-[:NEXT]->(m)
     WHERE $lists.context IS NOT NULL AND n.embedding IS NOT NULL AND {{in_scope}}
@@ -90,10 +98,10 @@ CALL (entries, next) {
   }
   // Each vector read once: a stored vector spans many records, and reading a candidate's
   // and its predecessor's twice each cost ~2 ms of a recall at 100k.
-  WITH m, ranks, pe, before, after,
+  WITH m, ranks, pe, before, after, v,
        [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
   WITH m, ranks, pe, before, after, similarity,
-       CASE WHEN pe IS NOT NULL OR similarity IS NULL THEN m.embedding END AS me
+       CASE WHEN pe IS NOT NULL OR similarity IS NULL THEN coalesce(v, m.embedding) END AS me
   RETURN collect({
     memory: {{rank_facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
     before: before, after: after,

@@ -141,7 +141,7 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
         use_vector = vector if opts.mode in ("vector", "hybrid") else None
         params = {**finding, "vector": use_vector, "lists": lists,
                   "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
-                  "fetch": fetch, "index_fetch": fetch, "scan": False,
+                  "fetch": fetch, "index_fetch": fetch * INDEX_DEPTH, "scan": False,
                   "scan_below": SCAN_BELOW}
         if use_vector is None:
             rows = store.read("recall/retrieve", **params)
@@ -383,6 +383,10 @@ class _Laps:
 EXACT_DEPTH = 1000
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100
+#: How deep an index is asked first, in multiples of `fetch`: its neighbours are
+#: approximate, and the exact top `fetch` of twice as many is the true one nearly always
+#: (docs/decisions.md, "Similarities are exact").
+INDEX_DEPTH = 2
 #: The deepest the 5.26 index is asked, in multiples of `fetch`; a scope rarer than that
 #: among the index's neighbours is scanned.
 MAX_DEPTH = 20
@@ -398,23 +402,25 @@ def _vector_candidates(store: Store, name: str, params: dict[str, Any],
     top `fetch`.
 
     A scope smaller than SCAN_BELOW is scanned exactly in the first round trip (the query
-    counts it). Neo4j 2026's index filters inside itself (the "search" variant): one
-    round trip, unless metadata filters, which it cannot hold, leave its list short. On
-    5.26 the index cannot filter, and other scopes fill its neighbours: when fewer than
-    `fetch` pass, it is asked again as deep as the pass rate seen says fills the list
-    (with a margin), up to MAX_DEPTH x `fetch`; a scope rarer than that is scanned. The
-    depth that sufficed is where the next recall with the same scope and filters starts,
-    for DEPTH_REUSE recalls; then it starts from the top again, since a scope that grows
-    may no longer need it. Returns the rows and the round trips.
+    counts it). An index is asked for INDEX_DEPTH x `fetch` neighbours, of which the
+    query keeps the `fetch` of the highest exact similarity. Neo4j 2026's index filters
+    inside itself (the "search" variant): one round trip, unless metadata filters, which
+    it cannot hold, leave its list short. On 5.26 the index cannot filter, and other
+    scopes fill its neighbours: when fewer than `fetch` pass, it is asked again as deep as
+    the pass rate seen says fills the list (with a margin), up to MAX_DEPTH x `fetch`; a
+    scope rarer than that is scanned. The depth that sufficed is where the next recall
+    with the same scope and filters starts, for DEPTH_REUSE recalls; then it starts from
+    the top again, since a scope that grows may no longer need it. Returns the rows and
+    the round trips.
     """
     if store.variant == "search" and not params["filters"]:
         # The index filters by everything else itself: its list is the scope's own top.
         return store.read(name, **params), 1
     fetch = params["fetch"]
     deepest = fetch * MAX_DEPTH
-    depth, uses = store.vector_depth.get(key, (fetch, 0))
+    depth, uses = store.vector_depth.get(key, (fetch * INDEX_DEPTH, 0))
     if uses >= DEPTH_REUSE:
-        depth, uses = fetch, 0
+        depth, uses = fetch * INDEX_DEPTH, 0
     trips = 0
     while True:
         trips += 1

@@ -11,6 +11,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError
+from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
 from graphmem.write import formats
 
@@ -66,6 +67,24 @@ def test_a_near_copy_of_another_kind_or_a_different_fact_is_created(mem: GraphMe
                              kind="semantic")
     assert other_kind.outcomes[0].status == "created"
     assert different.outcomes[0].status == "created"
+
+
+def test_a_near_copy_is_judged_by_the_exact_similarity_not_the_indexs(
+        mem: GraphMem, store: Store, scope: str) -> None:
+    # The index's scores are quantized (~1e-3 off): a threshold read from them would
+    # decide by how the index happened to be built.
+    texts = [f"The {c} kayak club paddles to the lighthouse on {d}"
+             for c in ("red", "blue", "green") for d in ("Mondays", "Fridays")]
+    mem.remember(texts, kind="episodic", signal_gate=False)
+    vectors = mem.embedder.embed(texts)
+    query = mem.embedder.embed_query("the kayak club paddles to the lighthouse")
+    found = store.read("ingest/near_duplicates", index=VECTOR_INDEX, fetch=50,
+                       scan_below=0, scope=scope, min_score=0.0,
+                       rows=[{"i": 0, "kind": "episodic", "embedding": query.tolist()}])
+    exact = {m["id"]: (1 + float(vectors[texts.index(m["text"])] @ query)) / 2
+             for m in (memory(store, f["id"]) for f in found)}
+    assert found and [f["score"] for f in found] == pytest.approx(
+        [exact[f["id"]] for f in found], abs=1e-6)
 
 
 def test_duplicates_within_one_batch_confirm_the_first(mem: GraphMem, store: Store) -> None:
