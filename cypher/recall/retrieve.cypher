@@ -38,9 +38,10 @@ CALL (scan) {
     WITH scan, node, score ORDER BY score DESC
     // Grouped by scan: no row at all (not an empty list) when the branch is off.
     WITH scan, collect({n: node, s: score}) AS returned
-    // The index's scores are quantized (off the exact similarity by up to ~1e-3, and
-    // otherwise on every build): its list is ordered by the exact similarity, each
-    // vector kept so that it is read once (docs/decisions.md, "Similarities are exact").
+    // The index's neighbours are approximate and its scores quantized (~1e-3 off, and
+    // differently on every build): of its $index_fetch, the $fetch most similar by the
+    // exact similarity are kept, each vector with them so that it is read once
+    // (docs/decisions.md, "Similarities are exact").
     CALL (returned) {
       UNWIND returned AS x
       WITH x.n AS n
