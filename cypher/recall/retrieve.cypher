@@ -40,16 +40,16 @@ CALL (scan) {
     WITH scan, collect({n: node, s: score}) AS returned
     // The index's neighbours are approximate and its scores quantized (~1e-3 off, and
     // differently on every build): of its $index_fetch, the $fetch most similar by the
-    // exact similarity are kept, each vector with them so that it is read once
-    // (docs/decisions.md, "Similarities are exact").
+    // exact similarity are kept (docs/decisions.md, "Similarities are exact"). Their
+    // vectors are not carried on: a vector in a map slowed a query 100-fold on a new
+    // server.
     CALL (returned) {
       UNWIND returned AS x
       WITH x.n AS n
       WHERE {{visible}}
-      WITH n, n.embedding AS v
-      WITH n, v, vector.similarity.cosine(v, $vector) AS s
+      WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
       ORDER BY s DESC
-      RETURN collect({n: n, s: s, v: v})[..$fetch] AS found
+      RETURN collect({n: n, s: s})[..$fetch] AS found
     }
     RETURN size(returned) AS returned, found
     UNION ALL
@@ -75,8 +75,7 @@ CALL () {
 }
 WITH returned, size(found) AS vector_found,
      [i IN range(0, size(found) - 1) |
-      {n: found[i].n, list: 'vector', rank: i + 1, score: found[i].s, v: found[i].v}]
-     + texts AS entries
+      {n: found[i].n, list: 'vector', rank: i + 1, score: found[i].s}] + texts AS entries
 CALL (entries) {
   UNWIND [e IN entries WHERE $lists.context IS NOT NULL AND e.list IN ['vector', 'text']
           | e.n] AS c
@@ -87,7 +86,7 @@ CALL (entries) {
 }
 CALL (entries, next) {
   UNWIND entries + next AS e
-  WITH e.n AS m, collect(e {.list, .rank, .score}) AS ranks, collect(e.v)[0] AS v
+  WITH e.n AS m, collect(e {.list, .rank, .score}) AS ranks
   CALL (m) {
     OPTIONAL MATCH (n:Memory)-[:NEXT]->(m)
     WHERE $lists.context IS NOT NULL AND n.embedding IS NOT NULL AND {{in_scope}}
@@ -99,10 +98,10 @@ CALL (entries, next) {
   }
   // Each vector read once: a stored vector spans many records, and reading a candidate's
   // and its predecessor's twice each cost ~2 ms of a recall at 100k.
-  WITH m, ranks, pe, before, after, v,
+  WITH m, ranks, pe, before, after,
        [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
   WITH m, ranks, pe, before, after, similarity,
-       CASE WHEN pe IS NOT NULL OR similarity IS NULL THEN coalesce(v, m.embedding) END AS me
+       CASE WHEN pe IS NOT NULL OR similarity IS NULL THEN m.embedding END AS me
   RETURN collect({
     memory: {{rank_facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
     before: before, after: after,
