@@ -35,8 +35,7 @@ CALL (r, scan, index) {
   RETURN node, vector.similarity.cosine(node.embedding, r.embedding) AS score
 }
 WITH r, node, score
-WHERE score >= $min_score AND node.scope = $scope AND node.kind = r.kind
-  AND node.lifecycle = 'active'
+WHERE score >= $min_score
 OPTIONAL MATCH (node)-[:IN_SESSION]->(s:Session)
 WITH r, node, score, collect(s.id) AS sessions
 RETURN r.i AS i, node.id AS id, score, node.confidence AS confidence, sessions

@@ -221,7 +221,7 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             records = turns_of(conv, path)
             texts = [r.record.text for r in records]
             vectors = mem.embedder.embed(texts)
-            _load(mem, records, scope, vectors)
+            _load(mem, records, scope, texts, vectors)
             scopes = {gate: f"bench:locomo-agent:{conv.name}:{'gate' if gate else 'nogate'}"
                       for gate in copies}
             for gate, copy in scopes.items():
@@ -257,13 +257,14 @@ def _pct(values: Iterable[float]) -> float:
     return round(100 * sum(xs) / len(xs), 1) if xs else 0.0
 
 
-def _load(mem: GraphMem, records: list[Numbered], scope: str, vectors: np.ndarray) -> None:
-    """Write `records` into `scope` with their texts' `vectors` (the bench's reference
-    reads the same ones: each text is embedded once), unless a kept earlier run left
-    them there."""
+def _load(mem: GraphMem, records: list[Numbered], scope: str, texts: list[str],
+          vectors: np.ndarray) -> None:
+    """Write `records` (whose texts are `texts`) into `scope` with the texts' `vectors`
+    (the bench's reference reads the same ones: each text is embedded once), unless a
+    kept earlier run left them there."""
     if mem.count(scope=scope) != len(records):
         mem.write(records, mem.write_options(scope=scope),
-                  vectors=dict(zip([r.record.text for r in records], vectors, strict=True)))
+                  vectors=dict(zip(texts, vectors, strict=True)))
 
 
 class MultihopBench(BaseModel):
@@ -295,7 +296,7 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
     _load(mem, [Numbered(i + 1, MemoryIn(
         id=f"mh-{i}-{scope}", text=text, kind="semantic", source="import",
         metadata={"title": p["title"], "passage": f"mh-{i}"}), str(corpus_path))
-        for i, (p, text) in enumerate(zip(corpus, texts, strict=True))], scope, vectors)
+        for i, (p, text) in enumerate(zip(corpus, texts, strict=True))], scope, texts, vectors)
     found: dict[str, list[tuple[float, float]]] = {m: [] for m in [*modes, REFERENCE]}
     plain = PlainReference(texts, mem.embedder, vectors=vectors)
     asked = 0

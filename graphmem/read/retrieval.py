@@ -416,11 +416,11 @@ def _vector_candidates(store: Store, name: str, params: dict[str, Any],
     if store.variant == "search" and not params["filters"]:
         # The index filters by everything else itself: its list is the scope's own top.
         return store.read(name, **params), 1
-    fetch = params["fetch"]
+    fetch, first = params["fetch"], params["index_fetch"]
     deepest = fetch * MAX_DEPTH
-    depth, uses = store.vector_depth.get(key, (fetch * INDEX_DEPTH, 0))
+    depth, uses = store.vector_depth.get(key, (first, 0))
     if uses >= DEPTH_REUSE:
-        depth, uses = fetch * INDEX_DEPTH, 0
+        depth, uses = first, 0
     trips = 0
     while True:
         trips += 1
