@@ -1,20 +1,45 @@
-"""graphmem: perfect-recall, graph-native associative memory for AI agents, on Neo4j."""
+"""graphmem: perfect-recall, graph-native associative memory for AI agents, on Neo4j.
 
-from importlib.metadata import version
+The public names load on first use (PEP 562), so `graphmem --help` or a module that needs
+only `graphmem.errors` does not import the store, the driver and the write path."""
 
-from graphmem.api import GraphMem
-from graphmem.errors import GraphmemError
-from graphmem.settings import Settings, load_settings
-from graphmem.types import Hit, MemoryIn, RecallResult, WriteReport
+from __future__ import annotations
 
-__all__ = [
-    "GraphMem",
-    "GraphmemError",
-    "Hit",
-    "MemoryIn",
-    "RecallResult",
-    "Settings",
-    "WriteReport",
-    "load_settings",
-]
-__version__ = version("graphmem")  # pyproject.toml holds the one number
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
+    from graphmem.errors import GraphmemError
+    from graphmem.settings import Settings, load_settings
+    from graphmem.types import Hit, MemoryIn, RecallResult, WriteReport
+
+#: Each public name and the module that defines it.
+_PUBLIC = {
+    "GraphMem": "graphmem.api",
+    "GraphmemError": "graphmem.errors",
+    "Hit": "graphmem.types",
+    "MemoryIn": "graphmem.types",
+    "RecallResult": "graphmem.types",
+    "Settings": "graphmem.settings",
+    "WriteReport": "graphmem.types",
+    "load_settings": "graphmem.settings",
+}
+__all__ = ["GraphMem", "GraphmemError", "Hit", "MemoryIn", "RecallResult", "Settings",
+           "WriteReport", "load_settings"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib import metadata
+
+        return metadata.version("graphmem")  # pyproject.toml holds the one number
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+    value = getattr(import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return [*__all__, "__version__"]

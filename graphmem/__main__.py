@@ -1,5 +1,5 @@
 """`python -m graphmem` runs the CLI (the same as the `graphmem` command)."""
 
-from graphmem.cli import main
+from graphmem.launch import main
 
 main()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -367,6 +367,15 @@ class GraphMem:
         started = time.perf_counter()
         retrieval.plan_ahead(self._db, self.embedder.dimensions)
         return round((time.perf_counter() - started) * 1000, 1)
+
+    def warm_embedder(self, say: Callable[[str], None] | None = None) -> str:
+        """Load the embedder now, first making the model's ONNX export if this machine has
+        none (once, a few seconds), so later processes start without torch; returns what
+        embeds ("onnxruntime", "torch" or "remote")."""
+        if say is not None and not self.embedder.exported():
+            say("exporting the embedding model for ONNX Runtime (once per machine)")
+        self.embedder.warm()
+        return self.embedder.runtime
 
     def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
               dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -24,7 +25,7 @@ from graphmem.settings import cache_home
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-    from graphmem.embed_onnx import OnnxQueries
+    from graphmem.embed_onnx import OnnxModel
     from graphmem.settings import Settings
 
 #: Query embeddings kept per Embedder: agents and benchmarks ask the same thing often.
@@ -117,27 +118,30 @@ class Given:
 UNIT = 1e-6
 
 
-#: Calls of at most this many texts are embedded one by one by the query runtime.
+#: Calls of at most this many texts are embedded one by one on the query session.
 FEW = 4
 
 
 class Embedder:
-    """Turns texts into unit-length float32 vectors; loads the model on first use."""
+    """Turns texts into unit-length float32 vectors. With the "onnx" runtime (the default)
+    it runs the model's ONNX export and imports no model framework once the export exists
+    (`embed_onnx`); torch loads only to make the export, or when it cannot be made."""
 
-    _onnx: OnnxQueries | None = None
+    _onnx: OnnxModel | None = None
     _onnx_tried = False
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", device: str = "cpu", batch_size: int = 64,
-                 query_runtime: str = "onnx", cache: Path | None = None):
-        """`query_runtime` "onnx" embeds queries through ONNX Runtime (exported into
-        `cache` once, checked against torch; torch if that cannot be), "torch" keeps them
-        on torch."""
+                 runtime: str = "onnx", cache: Path | None = None):
+        """`runtime` "onnx" embeds through ONNX Runtime (the model exported into `cache`
+        once, checked against torch; torch if that cannot be), "torch" keeps every text on
+        torch."""
         self.name = model
         self.path = resolve_model(model)
         self.device = device
         self.batch_size = batch_size
-        self.query_runtime = query_runtime
+        self.wanted = runtime
         self.cache = cache or cache_home() / "graphmem" / "onnx"
+        self._loading = threading.Lock()
 
     @property
     def model(self) -> SentenceTransformer:
@@ -168,18 +172,20 @@ class Embedder:
         """
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        if len(texts) <= FEW and self._onnx_queries() is not None:
-            # An agent's remember is one text: the query runtime embeds it in a few ms,
-            # where torch's batch machinery takes tens (docs/decisions.md, "An agent's
-            # write is embedded like a query").
+        onnx = self._onnx_model()
+        if len(texts) <= FEW:
+            # An agent's remember is one text: embedded as a query is, in a few ms, where a
+            # batch's machinery takes tens (docs/decisions.md, "An agent's write is
+            # embedded like a query").
             return np.stack([self._encode_one(t) for t in texts])
-        if advance is None:
-            return self._encode(texts)
-        step = self.batch_size * 4
+        step = self.batch_size * 4 if advance is not None else len(texts)
         parts = []
         for start in range(0, len(texts), step):
-            parts.append(self._encode(texts[start:start + step]))
-            advance(len(parts[-1]))
+            chunk = texts[start:start + step]
+            parts.append(onnx.many(chunk, self.batch_size) if onnx is not None
+                         else self._encode(chunk))
+            if advance is not None:
+                advance(len(chunk))
         return np.concatenate(parts)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -189,25 +195,34 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def warm(self) -> None:
-        """Load the model (and the query runtime) now, so the first timed call measures
-        embedding, not loading."""
-        _ = self.model
-        self._onnx_queries()
+        """Load the runtime now (making the export if there is none), so the first timed
+        call measures embedding, not loading."""
+        if self._onnx_model() is None:
+            _ = self.model
 
-    def _onnx_queries(self) -> OnnxQueries | None:
-        """The ONNX query path, loaded (or exported) on first use; None means torch."""
-        if not self._onnx_tried:
-            self._onnx_tried = True
-            if self.query_runtime == "onnx" and self.device == "cpu":
-                from graphmem import embed_onnx
+    def exported(self) -> bool:
+        """Whether nothing is left to export: the ONNX export is in the cache, or texts are
+        embedded without one (torch chosen, or another device)."""
+        if self.wanted != "onnx" or self.device != "cpu":
+            return True
+        from graphmem import embed_onnx
 
-                self._onnx = embed_onnx.load(self.model, self.path, self.cache,
-                                             self._torch_one)
+        return all(p.is_file() for p in embed_onnx.files(self.cache, self.path))
+
+    def _onnx_model(self) -> OnnxModel | None:
+        """The ONNX model, found or exported on first use; None means torch. A process
+        loads each model once, whatever the number of Embedders (the warm process makes
+        one per call)."""
+        with self._loading:
+            if not self._onnx_tried:
+                if self.wanted == "onnx" and self.device == "cpu":
+                    self._onnx = _shared_onnx(self.path, self.cache, self)
+                self._onnx_tried = True
         return self._onnx
 
     @property
     def runtime(self) -> str:
-        """What embeds queries: "onnxruntime", "torch" (once warm), or "remote"."""
+        """What embeds texts: "onnxruntime", "torch" (once warm), or "remote"."""
         if self.device == "remote":
             return "remote"
         return "onnxruntime" if self._onnx is not None else "torch"
@@ -227,8 +242,8 @@ class Embedder:
         self.__dict__.pop("_queries", None)
 
     def _encode_one(self, text: str) -> np.ndarray:
-        onnx = self._onnx_queries()
-        return onnx(text) if onnx is not None else self._torch_one(text)
+        onnx = self._onnx_model()
+        return onnx.one(text) if onnx is not None else self._torch_one(text)
 
     def _torch_one(self, text: str) -> np.ndarray:
         """One text through the model's modules directly: `encode`'s batching, sorting and
@@ -243,6 +258,28 @@ class Embedder:
                                  for k, v in features.items()})
             vector = torch.nn.functional.normalize(out["sentence_embedding"], dim=1)[0]
         return vector.float().cpu().numpy()
+
+
+_ONNX_MODELS: dict[tuple[str, Path], OnnxModel] = {}
+_ONNX_LOADING = threading.Lock()
+
+
+def _shared_onnx(path: str, cache: Path, embedder: Embedder) -> OnnxModel | None:
+    """This process's ONNX model of `path`: loaded from `cache`, or exported there by
+    `embedder`'s torch model first; None (not kept) when neither can be."""
+    with _ONNX_LOADING:
+        found = _ONNX_MODELS.get((path, cache))
+        if found is None:
+            from graphmem import embed_onnx
+
+            found = embed_onnx.ready(path, cache)
+            if found is None:
+                from graphmem import embed_export
+
+                found = embed_export.export(embedder.model, path, cache, embedder._torch_one)
+            if found is not None:
+                _ONNX_MODELS[(path, cache)] = found
+        return found
 
 
 class EmbeddingUnavailable(EnvironmentProblem):
@@ -277,8 +314,12 @@ class RemoteEmbedder(Embedder):
         """Nothing to load; asking the dimension checks the endpoint answers."""
         _ = self.dimensions
 
-    def _onnx_queries(self) -> OnnxQueries | None:
+    def _onnx_model(self) -> OnnxModel | None:
         return None  # the endpoint embeds every text
+
+    def exported(self) -> bool:
+        """Nothing to export: the endpoint embeds."""
+        return True
 
     def _encode_one(self, text: str) -> np.ndarray:
         return self._encode([text])[0]
@@ -317,5 +358,5 @@ def from_settings(settings: Settings) -> Embedder:
                               batch_size=settings.embedding_batch_size)
     return Embedder(settings.embedding_model, device=settings.embedding_device,
                     batch_size=settings.embedding_batch_size,
-                    query_runtime=settings.embedding_query_runtime,
+                    runtime=settings.embedding_runtime,
                     cache=settings.cache_dir / "onnx")

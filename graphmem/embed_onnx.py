@@ -1,156 +1,201 @@
-"""Query embeddings through ONNX Runtime: the same model and weights, exported once per
-machine from the loaded sentence-transformers model and checked against it, answer one
-40-token text in 7 ms on one thread where torch takes 7.7 on two, and leave the other core
-to Neo4j (docs/decisions.md, "Query embeddings run on ONNX Runtime"). Batches (the write
-path) stay on torch.
+"""Embeddings through ONNX Runtime, with no model framework: the model exported once per
+machine (`embed_export`), its own fast tokenizer (the `tokenizers` package) and numpy.
+A process that finds an intact export never imports torch, transformers or
+sentence-transformers, so a CLI call costs what its work costs (docs/decisions.md, "No
+model framework on the query path").
 
-Nothing is downloaded: the export reads the weights already loaded. Anything that keeps
-the export from working (no onnxruntime, an exporter error, vectors that differ from
-torch's) leaves queries on torch, with one warning.
+An export is three files in the cache, named for the model's files and torch's version
+(`export_key`): `<stem>.onnx`, `<stem>.tokenizer.json` and `<stem>.onnx.sha256`, which
+holds the SHA-256 of the other two. A damaged or unchecked export is deleted, to be made
+again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import logging
 import os
 import tempfile
+import threading
 import time
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
-
 log = logging.getLogger(__name__)
-
-#: Texts an export must embed as torch does (cosine >= AGREEMENT) before it is used:
-#: short, long enough to be truncated, and not English.
-PROBES = ("which key-value store do we use?",
-          "The deploy pipeline runs the integration tests against a real Neo4j server, " * 40,
-          "Der Cache liegt in Redis; die Schlüssel beginnen mit user:")
-AGREEMENT = 0.9999
-
 
 #: One thread per query: a second one embeds faster (4.5 against 7 ms for 40 tokens), but
 #: it spins after the run and slows the vector search that follows by more than it saved
 #: (docs/decisions.md, "Query embeddings run on ONNX Runtime").
 QUERY_THREADS = 1
+#: Batches (the write path) use every core ONNX Runtime finds (0 = its own choice).
+BATCH_THREADS = 0
 
 
-class OnnxQueries:
-    """One text in, its unit vector out, through an ONNX Runtime session."""
+class Tokens:
+    """The model's fast tokenizer, as saved with its export: truncation as the model
+    truncates, each call padded to its longest text."""
 
-    def __init__(self, path: Path, tokenize: Callable[[list[str]], dict[str, Any]]) -> None:
-        import onnxruntime as ort
+    def __init__(self, path: Path) -> None:
+        from tokenizers import Tokenizer
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = QUERY_THREADS
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # warnings on load would reach stderr
-        self.session = ort.InferenceSession(str(path), options,
-                                            providers=["CPUExecutionProvider"])
-        self.inputs = [i.name for i in self.session.get_inputs()]
-        self.tokenize = tokenize
+        self.tokenizer = Tokenizer.from_file(str(path))
+        self.tokenizer.no_padding()
 
-    def __call__(self, text: str) -> np.ndarray:
+    def __call__(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """input_ids, attention_mask and token_type_ids of `texts`, (n, longest) int64."""
+        encoded = self.tokenizer.encode_batch(list(texts)) if len(texts) > 1 else \
+            [self.tokenizer.encode(texts[0])]
+        width = max(len(e.ids) for e in encoded)
+        out = {name: np.zeros((len(encoded), width), dtype=np.int64)
+               for name in ("input_ids", "attention_mask", "token_type_ids")}
+        for row, e in enumerate(encoded):
+            n = len(e.ids)
+            out["input_ids"][row, :n] = e.ids
+            out["attention_mask"][row, :n] = e.attention_mask
+            out["token_type_ids"][row, :n] = e.type_ids
+        return out
+
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens each text becomes (after truncation)."""
+        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
+
+
+def session(path: Path, threads: int) -> Any:
+    """An ONNX Runtime CPU session of the model at `path` on `threads` threads."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # warnings on load would reach stderr
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+class OnnxModel:
+    """Texts in, unit vectors out: one text on the query session (one thread), batches on
+    a second session made on first use (every core), sorted by length so that a batch
+    pads little."""
+
+    def __init__(self, path: Path, tokens: Tokens, query_session: Any = None) -> None:
+        self.path = path
+        self.tokens = tokens
+        self.query_session = query_session or session(path, QUERY_THREADS)
+        self.inputs = [i.name for i in self.query_session.get_inputs()]
+        self._batch_session: Any = None
+        self._lock = threading.Lock()
+
+    def _run(self, runner: Any, features: dict[str, np.ndarray]) -> np.ndarray:
+        vectors = runner.run(None, {n: features[n] for n in self.inputs})[0]
+        vectors = np.asarray(vectors, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)
+
+    def one(self, text: str) -> np.ndarray:
         """The unit vector of `text` (float32, shape (d,))."""
-        features = self.tokenize([text])
-        feed = {name: np.asarray(features[name], dtype=np.int64) for name in self.inputs}
-        vector = self.session.run(None, feed)[0][0].astype(np.float32)
-        return vector / max(float(np.linalg.norm(vector)), 1e-12)
+        return self._run(self.query_session, self.tokens([text]))[0]
+
+    def many(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
+        """The unit vectors of `texts` ((n, d) float32), in their order."""
+        with self._lock:
+            if self._batch_session is None:
+                self._batch_session = session(self.path, BATCH_THREADS)
+        order = np.argsort(self.tokens.lengths(texts), kind="stable")
+        out: np.ndarray | None = None
+        for start in range(0, len(texts), batch_size):
+            rows = order[start:start + batch_size]
+            vectors = self._run(self._batch_session, self.tokens([texts[i] for i in rows]))
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[rows] = vectors
+        assert out is not None, "many() needs at least one text"
+        return out
 
 
-def load(model: SentenceTransformer, model_path: str, cache: Path,
-         torch_one: Callable[[str], np.ndarray]) -> OnnxQueries | None:
-    """The ONNX query path for `model`, exported into `cache` on first use and checked
-    against `torch_one` (the torch query path); None, with a warning, when it cannot be."""
+def files(cache: Path, model_path: str) -> tuple[Path, Path]:
+    """Where the export of the model at `model_path` lives in `cache`: the ONNX file and
+    the tokenizer file."""
+    stem = f"{Path(model_path).name}-{export_key(model_path, torch_version())}"
+    return cache / f"{stem}.onnx", cache / f"{stem}.tokenizer.json"
+
+
+def torch_version() -> str:
+    """The installed torch's version, read from its metadata: importing torch to ask would
+    cost the seconds this module saves."""
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def ready(model_path: str, cache: Path) -> OnnxModel | None:
+    """The model's export, if one is in `cache` and intact; None when it must be made (a
+    damaged one is deleted, with a warning). Imports no model framework."""
     try:
         import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
     except ImportError:
-        log.warning("graphmem: onnxruntime is not installed; queries are embedded by torch")
         return None
-    tokenize = getattr(model, "preprocess", None) or model.tokenize  # renamed in v5
-
-    def numpy_features(texts: list[str]) -> dict[str, Any]:
-        return {k: v.numpy() for k, v in tokenize(texts).items() if hasattr(v, "numpy")}
-
-    try:
-        path = _exported(model, model_path, cache, numpy_features, torch_one)
-        return OnnxQueries(path, numpy_features) if path else None
-    except Exception as e:  # an exporter or runtime that cannot take this model
-        log.warning("graphmem: queries are embedded by torch (ONNX export failed: %s)",
-                    str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
+    target, tokenizer = files(cache, model_path)
+    if not (target.is_file() and tokenizer.is_file()):
         return None
-
-
-def _exported(model: SentenceTransformer, model_path: str, cache: Path,
-              features: Callable[[list[str]], dict[str, Any]],
-              torch_one: Callable[[str], np.ndarray]) -> Path | None:
-    """The model's ONNX file in `cache`, exported and checked now if it is not there yet
-    (None if it does not agree with torch). The name carries the model's files and the
-    torch version (`export_key`), so a changed model is exported again; the file appears
-    whole and checked (written aside, then renamed), its SHA-256 beside it, and one that
-    no longer matches it is exported again."""
-    import torch
-
-    target = cache / f"{Path(model_path).name}-{export_key(model_path, torch.__version__)}.onnx"
-    if target.is_file() and _intact(target):
-        checksum(target).touch()  # in use: not stale (`prune`)
-        return target
-    cache.mkdir(parents=True, exist_ok=True)
-    prune(cache, Path(model_path).name)
-    sample = features([PROBES[0]])
-    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in sample]
-    if names[:2] != ["input_ids", "attention_mask"]:
-        raise ValueError(f"the tokenizer gives {sorted(sample)}")
-
-    class Sentence(torch.nn.Module):
-        """The model's modules (transformer, pooling, …) from token ids to one vector."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                    token_type_ids: torch.Tensor | None = None) -> torch.Tensor:
-            given = {"input_ids": input_ids, "attention_mask": attention_mask}
-            if token_type_ids is not None:
-                given["token_type_ids"] = token_type_ids
-            out = self.model(given)["sentence_embedding"]
-            return torch.nn.functional.normalize(out, dim=1)
-
-    args = tuple(torch.from_numpy(sample[n]) for n in names)
-    batch, tokens = torch.export.Dim("batch"), torch.export.Dim("tokens", max=4096)
-    fd, tmp = tempfile.mkstemp(dir=cache, suffix=".onnx.part")
-    os.close(fd)
+    # Hash the files while ONNX Runtime builds the session: both take a core for ~0.1 s.
+    digests: list[str] = []
+    hashing = threading.Thread(target=lambda: digests.append(_digests(target, tokenizer)))
+    hashing.start()
     try:
-        # The exporter reports its steps on stdout and stderr, which belong to graphmem's
-        # results and diagnostics.
-        with torch.no_grad(), warnings.catch_warnings(), \
-                contextlib.redirect_stdout(io.StringIO()), _quiet("torch"):
-            warnings.simplefilter("ignore")
-            torch.onnx.export(Sentence().eval(), args, tmp, input_names=names,
-                              output_names=["sentence_vector"], dynamo=True,
-                              external_data=False,
-                              dynamic_shapes={n: {0: batch, 1: tokens} for n in names})
-        queries = OnnxQueries(Path(tmp), features)
-        agreement = min(float(queries(p) @ torch_one(p)) for p in PROBES)
-        if agreement < AGREEMENT:
-            log.warning("graphmem: queries are embedded by torch (the ONNX export agrees "
-                        "only to cosine %.6f)", agreement)
-            return None
-        _write(checksum(target), f"{digest(Path(tmp))}\n")
-        os.replace(tmp, target)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return target
+        model = OnnxModel(target, Tokens(tokenizer))
+    except Exception as e:  # a file ONNX Runtime cannot read: make it again
+        hashing.join()
+        log.warning("graphmem: the exported model %s does not load (%s); exporting it again",
+                    target, str(e).splitlines()[0][:200] if str(e) else type(e).__name__)
+        remove(target)
+        return None
+    hashing.join()
+    if not _intact(target, digests[0] if digests else None):
+        return None
+    checksum(target).touch()  # in use: not stale (`prune`)
+    return model
+
+
+def _digests(target: Path, tokenizer: Path) -> str:
+    return f"{digest(target)}\n{digest(tokenizer)}\n"
+
+
+def _intact(target: Path, found: str | None) -> bool:
+    """Whether an export still has the bytes it was checked with; a damaged or unchecked
+    one is deleted, with a warning. A bit flipped on disk leaves a valid model that embeds
+    wrongly, which no load error would show."""
+    try:
+        kept = checksum(target).read_text()
+    except OSError:
+        kept = None
+    if kept is not None and kept == found:
+        return True
+    log.warning("graphmem: the exported query model %s %s; exporting it again", target,
+                "no longer matches its checksum (damaged on disk)" if kept
+                else "has no checksum")
+    remove(target)
+    return False
+
+
+def seal(target: Path, tokenizer: Path) -> None:
+    """Record the checksum of a checked export (it counts as intact from now on)."""
+    write_whole(checksum(target), _digests(target, tokenizer))
+
+
+def remove(target: Path) -> None:
+    """Delete an export: its model, tokenizer and checksum."""
+    for path in (target, tokenizer_of(target), checksum(target)):
+        path.unlink(missing_ok=True)
+
+
+def tokenizer_of(target: Path) -> Path:
+    """The tokenizer file saved with the export `target`."""
+    return target.with_name(target.name.removesuffix(".onnx") + ".tokenizer.json")
 
 
 def export_key(model_path: str, torch_version: str) -> str:
@@ -159,9 +204,9 @@ def export_key(model_path: str, torch_version: str) -> str:
     installed, so every virtual environment with the same model and torch shares one
     export (a model that is not a folder is known by its path)."""
     folder = Path(model_path)
-    files = sorted(p for p in folder.glob("*") if p.is_file()) if folder.is_dir() else []
-    parts = [torch_version, *(f"{p.name}:{p.stat().st_size}:{_ends(p)}" for p in files)]
-    if not files:
+    found = sorted(p for p in folder.glob("*") if p.is_file()) if folder.is_dir() else []
+    parts = [torch_version, *(f"{p.name}:{p.stat().st_size}:{_ends(p)}" for p in found)]
+    if not found:
         parts.append(str(folder.resolve()))
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -190,8 +235,7 @@ def prune(cache: Path, model: str, *, now: float | None = None) -> list[Path]:
         seen = checksum(path) if checksum(path).is_file() else path
         try:
             if seen.stat().st_mtime < oldest:
-                path.unlink(missing_ok=True)
-                checksum(path).unlink(missing_ok=True)
+                remove(path)
                 gone.append(path)
         except OSError:
             continue  # another process pruned it first
@@ -199,7 +243,7 @@ def prune(cache: Path, model: str, *, now: float | None = None) -> list[Path]:
 
 
 def checksum(path: Path) -> Path:
-    """Where the SHA-256 of an export is kept: beside it."""
+    """Where the SHA-256s of an export are kept: beside it."""
     return path.with_name(path.name + ".sha256")
 
 
@@ -209,24 +253,7 @@ def digest(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def _intact(target: Path) -> bool:
-    """Whether an export still has the bytes it was checked with; a damaged or unchecked
-    one is deleted, with a warning, to be exported again. A bit flipped on disk leaves a
-    valid model that embeds wrongly, which no load error would show."""
-    try:
-        kept = checksum(target).read_text().strip()
-    except OSError:
-        kept = None
-    if kept is not None and kept == digest(target):
-        return True
-    log.warning("graphmem: the exported query model %s %s; exporting it again", target,
-                "no longer matches its checksum (damaged on disk)" if kept
-                else "has no checksum")
-    target.unlink(missing_ok=True)
-    return False
-
-
-def _write(path: Path, text: str) -> None:
+def write_whole(path: Path, text: str) -> None:
     """Write a small file whole or not at all (aside, then renamed)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".part")
     with os.fdopen(fd, "w") as f:
@@ -234,13 +261,10 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-@contextlib.contextmanager
-def _quiet(name: str) -> Iterator[None]:
-    """Only errors from logger `name` and its children while the block runs."""
-    logger = logging.getLogger(name)
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
+def agreement(model: OnnxModel, reference: Callable[[str], np.ndarray],
+              texts: Sequence[str]) -> float:
+    """The lowest cosine between `model`'s vectors of `texts` (one by one and as a batch)
+    and `reference`'s."""
+    batch = model.many(texts, batch_size=len(texts))
+    return min(min(float(model.one(t) @ reference(t)), float(v @ reference(t)))
+               for t, v in zip(texts, batch, strict=True))

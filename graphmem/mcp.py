@@ -23,8 +23,8 @@ from pydantic import Field
 
 from graphmem.api import GraphMem
 from graphmem.errors import EnvironmentProblem, GraphmemError, InputError
-from graphmem.graph.model import KINDS
 from graphmem.types import MAX_QUERY_CHARS, MemoryOut
+from graphmem.vocabulary import KINDS
 
 T = TypeVar("T")
 

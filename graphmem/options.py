@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from graphmem.errors import invalid
-from graphmem.graph.model import HUB_LIMIT, LINK_TAU_DAYS, VISIBILITIES
 from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
 from graphmem.settings import (
     CHUNK_ROWS,
@@ -26,6 +25,7 @@ from graphmem.settings import (
     check_scope,
 )
 from graphmem.types import SESSION_NAME, as_utc, canonical_kind
+from graphmem.vocabulary import HUB_LIMIT, LINK_TAU_DAYS, VISIBILITIES
 from graphmem.write.gates import secret_reason, shown
 
 MAX_TOP_K = 1000

@@ -123,10 +123,13 @@ class Settings(BaseSettings):
                                             "embedding_api_key"))
     embedding_batch_size: int = Field(64, ge=1, le=4096)
     embedding_device: str = "cpu"
-    #: What embeds a query: "onnx" (ONNX Runtime on one thread, exported once from the model
-    #: and checked against torch; recall 10 % faster on 2 cores) or "torch". Batches always
-    #: use torch.
-    embedding_query_runtime: Literal["onnx", "torch"] = "onnx"
+    #: What embeds texts: "onnx" (ONNX Runtime, the model exported once and checked against
+    #: torch; no model framework is imported once the export exists) or "torch". The old
+    #: name GRAPHMEM_EMBEDDING_QUERY_RUNTIME is still read.
+    embedding_runtime: Literal["onnx", "torch"] = Field(
+        "onnx", validation_alias=AliasChoices("GRAPHMEM_EMBEDDING_RUNTIME",
+                                              "GRAPHMEM_EMBEDDING_QUERY_RUNTIME",
+                                              "embedding_runtime"))
 
     cache_dir: Path = Field(default_factory=lambda: cache_home() / "graphmem")
     #: The Neo4j line `server start` runs: "5.26" (the LTS) or "2026" (calendar releases,
@@ -182,7 +185,7 @@ class Settings(BaseSettings):
     @field_validator("decay")
     @classmethod
     def _decay_kinds(cls, value: dict[str, Curve]) -> dict[str, Curve]:
-        from graphmem.graph.model import KINDS
+        from graphmem.vocabulary import KINDS
 
         unknown = sorted(set(value) - set(KINDS))
         if unknown:

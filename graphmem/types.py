@@ -16,8 +16,8 @@ from pydantic import (
     field_validator,
 )
 
-from graphmem.graph.model import KINDS
 from graphmem.settings import check_scope
+from graphmem.vocabulary import KINDS
 from graphmem.write.gates import shown
 
 MAX_TEXT_CHARS = 20_000

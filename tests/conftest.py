@@ -23,6 +23,10 @@ from graphmem.errors import Neo4jUnavailable
 from graphmem.graph.store import Store
 from graphmem.settings import Settings, load_settings
 
+# Tests that run `graphmem` in a subprocess measure that process, not a warm one left by
+# an earlier test: the warm path's own tests turn it on, with a socket folder of their own.
+os.environ.setdefault("GRAPHMEM_WARM", "off")
+
 
 def _docker_answers() -> bool:
     try:

@@ -246,8 +246,8 @@ def _runtimes(mem: GraphMem, scope: str, asked: list[str]) -> dict[str, list[flo
     asked in turn for every query, so both meet the same server."""
     settings = LATENCY_MODES["hybrid+assoc"]
     cache = mem.settings.cache_dir / "onnx"
-    twins = {"onnxruntime": Embedder(mem.embedder.name, query_runtime="onnx", cache=cache),
-             "torch": Embedder(mem.embedder.name, query_runtime="torch", cache=cache)}
+    twins = {"onnxruntime": Embedder(mem.embedder.name, runtime="onnx", cache=cache),
+             "torch": Embedder(mem.embedder.name, runtime="torch", cache=cache)}
     found: dict[str, list[tuple[float, float]]] = {name: [] for name in twins}
     for name, embedder in twins.items():
         embedder.warm()

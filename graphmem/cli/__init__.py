@@ -7,9 +7,8 @@ import json
 import logging
 import signal
 import sys
-from importlib import metadata
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -20,6 +19,7 @@ from graphmem.cli import maintain as maintain_cmd
 from graphmem.cli import packs as packs_cmd
 from graphmem.cli import server as server_cmd
 from graphmem.cli import service as service_cmd
+from graphmem.cli import warm as warm_cmd
 from graphmem.cli.output import (
     AllowForgottenOpt,
     JsonOpt,
@@ -35,9 +35,11 @@ from graphmem.cli.output import (
     show_progress,
 )
 from graphmem.errors import InputError, NotFoundError
-from graphmem.types import RecallResult
-from graphmem.write import formats
+from graphmem.vocabulary import FORMATS
 from graphmem.write.gates import shown
+
+if TYPE_CHECKING:
+    from graphmem.types import RecallResult
 
 app = typer.Typer(
     name="graphmem",
@@ -52,6 +54,8 @@ app = typer.Typer(
 
 def _print_version(asked: bool) -> None:
     if asked:
+        from importlib import metadata
+
         print(f"graphmem {metadata.version('graphmem')}")
         raise typer.Exit()
 
@@ -66,6 +70,7 @@ def root(version: Annotated[bool, typer.Option(
 app.add_typer(server_cmd.app, name="server")
 app.add_typer(bench_cmd.app, name="bench")
 app.add_typer(service_cmd.token_app, name="token")
+app.add_typer(warm_cmd.app, name="warm")
 app.command("serve")(service_cmd.serve)
 app.command("demo")(demo_cmd.demo)
 
@@ -73,11 +78,13 @@ app.command("demo")(demo_cmd.demo)
 @app.command()
 @handled
 def init(as_json: JsonOpt = False) -> None:
-    """Install the schema (constraints, vector, full-text and range indexes), and have
-    the server plan recall's queries; idempotent."""
+    """Install the schema (constraints, vector, full-text and range indexes), have the
+    server plan recall's queries, and make the embedding model's export if there is none
+    yet; idempotent."""
     with open_memory() as mem:
         found = mem.init()
         took = mem.plan_ahead()  # else a new store's first recall waits for the planner
+        mem.warm_embedder(say)  # else the first recall or remember exports the model
     if took is not None:
         say(f"recall's queries planned in {took:.0f} ms")
     online = sum(i.state == "ONLINE" for i in found)
@@ -166,8 +173,10 @@ def remember(
         if file is None or str(file) == "-":
             source, data = "<stdin>", sys.stdin.read()
         else:
+            from graphmem.write import formats
+
             source, data = str(file), formats.read_text(file)
-    with open_memory(scope, now) as mem:
+    with open_memory(scope, now, embeds=True) as mem:
         if text is not None:
             report = mem.remember(text, source="--text", **flags)
         else:
@@ -183,7 +192,7 @@ def ingest(
         help="Files or folders: NDJSON/JSONL records, text, Markdown, LoCoMo or chat "
         "transcripts (a folder: every such file below it).")],
     fmt: Annotated[str, typer.Option(
-        "--format", help=f"One of {', '.join(formats.FORMATS)}.")] = "auto",
+        "--format", help=f"One of {', '.join(FORMATS)}.")] = "auto",
     split: Annotated[str, typer.Option(
         help="Text and Markdown: a memory per 'paragraph' or per '##' 'section'.")
     ] = "paragraph",
@@ -200,7 +209,7 @@ def ingest(
 ) -> None:
     """Ingest files. Everything is validated before anything is written; re-ingesting a
     file updates the same memories (stable ids)."""
-    with open_memory(scope, now) as mem:
+    with open_memory(scope, now, embeds=True) as mem:
         report = mem.ingest(
             paths, fmt=fmt, split=split, skip_invalid=skip_invalid, progress=show_progress(0),
             added_by=added_by, kind=kind, visibility=visibility, session=session,
@@ -296,7 +305,7 @@ def recall(
         wanted.setdefault(key, []).append(value)
         with contextlib.suppress(ValueError):  # "3" also matches the number 3
             wanted[key].append(json.loads(value))
-    with open_memory(scope, now) as mem:
+    with open_memory(scope, now, embeds=True) as mem:
         result = mem.recall(
             query, top_k=top_k, mode=mode, alpha=alpha, hops=hops, kinds=kind or None,
             filters=wanted, layers=layer or [], include_shadowed=include_shadowed,
@@ -367,7 +376,7 @@ def mcp_cmd(
     if transport not in ("stdio", "http"):
         raise InputError(f"unknown transport {transport!r} (stdio or http)",
                          field="--transport")
-    mcp.serve(open_memory(scope), transport, host=host, port=port)
+    mcp.serve(open_memory(scope, embeds=True), transport, host=host, port=port)
 
 
 def exit_on_sigterm() -> None:
@@ -376,26 +385,28 @@ def exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
 
 
-def main() -> None:
-    """Console-script entry point."""
-    exit_on_sigterm()
+def run(argv: list[str] | None = None) -> int:
+    """Run the command `argv` (default: this process's arguments); its exit code."""
     # The driver logs retries as warnings; the CLI reports failures itself, in one line.
     logging.getLogger("neo4j").addHandler(logging.NullHandler())
     logging.getLogger("neo4j").propagate = False
     # Typer's own errors (a missing argument, an unknown flag) follow graphmem's rule too:
     # one line on stderr naming what is wrong, exit 1 (2 is kept for an unusable Neo4j).
     try:
-        code = app(standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
     except typer.Abort:
         code = 130
     except typer.TyperException as e:
         if not e.format_message():  # no command given: the help was printed
-            sys.exit(0)
+            return 0
         ctx = getattr(e, "ctx", None)
         where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         print(f"error: {e.format_message()}{where}", file=sys.stderr)
         code = 1
-    sys.exit(code if isinstance(code, int) else 0)
+    return code if isinstance(code, int) else 0
 
 
-__all__ = ["app", "main"]
+def main() -> None:
+    """Console-script entry point: the command, in this process."""
+    exit_on_sigterm()
+    sys.exit(run())

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from graphmem import bench
-from graphmem.api import GraphMem
-from graphmem.bench import batch as batch_bench
-from graphmem.bench import crowded as crowded_bench
-from graphmem.bench import synthetic
 from graphmem.cli.output import JsonOpt, emit, handled
 from graphmem.errors import InputError
-from graphmem.settings import load_settings
+
+if TYPE_CHECKING:
+    from graphmem import bench
+    from graphmem.api import GraphMem
 
 app = typer.Typer(help="Benchmarks on real data; each prints its figures.",
                   no_args_is_help=True, rich_markup_mode="markdown")
@@ -25,6 +23,15 @@ Conversations = Annotated[list[Path], typer.Argument(help="LoCoMo conversation f
 #: The files whose texts make a synthetic store (latency, crowded, sweep).
 StoreTexts = Annotated[list[Path], typer.Argument(
     help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")]
+
+
+def _memory(**settings: str) -> GraphMem:
+    """A GraphMem on the configured server. Each command imports what it runs, so that
+    `graphmem --help` loads no store, driver or model."""
+    from graphmem.api import GraphMem
+    from graphmem.settings import load_settings
+
+    return GraphMem(load_settings(**settings))
 
 
 @app.command("ingest")
@@ -37,7 +44,9 @@ def ingest(
 ) -> None:
     """Write-path throughput (gates, embedding, dedup, entities, tagging, storage) against
     embedding the same texts alone, in the same run."""
-    with GraphMem(load_settings()) as mem:
+    from graphmem import bench
+
+    with _memory() as mem:
         result = bench.ingest(mem, paths, keep=keep)
 
     def render(c) -> None:
@@ -72,9 +81,11 @@ def locomo(
     as_json: JsonOpt = False,
 ) -> None:
     """Evidence recall@5/@10 on LoCoMo, per mode and question category, in one run."""
+    from graphmem import bench
+
     if not 0.0 <= late < 1.0:
         raise InputError("late is a share from 0 to below 1", field="--late")
-    with GraphMem(load_settings()) as mem:
+    with _memory() as mem:
         result = bench.locomo(mem, paths, keep=keep, as_agent=as_agent, late=late)
 
     def render(c) -> None:
@@ -92,6 +103,8 @@ def locomo(
 
 def _recall_table(first: str, rows: list[bench.ModeScores], title: str) -> Table:
     """Evidence recall per row, overall and per question category."""
+    from graphmem import bench
+
     cats = list(bench.CATEGORIES.values())
     table = Table(first, "R@5", "R@10", *(f"{c} @10" for c in cats), title=title,
                   title_justify="left")
@@ -125,7 +138,7 @@ def replay(
         raise InputError("noise is a share from 0 to 1", field="--noise")
     if use_weight is not None and not 0.0 <= use_weight <= 1.0:
         raise InputError("use-weight is from 0 to 1", field="--use-weight")
-    with GraphMem(load_settings()) as mem:
+    with _memory() as mem:
         result = run_replay(mem, paths, keep=keep, noise=noise, seed=seed,
                             use_weight=use_weight)
 
@@ -147,7 +160,9 @@ def multihop(
     as_json: JsonOpt = False,
 ) -> None:
     """Recall@2/@5 of supporting passages per mode, on a MuSiQue-format question set."""
-    with GraphMem(load_settings()) as mem:
+    from graphmem import bench
+
+    with _memory() as mem:
         result = bench.multihop(mem, questions, corpus, keep=keep)
 
     def render(c) -> None:
@@ -175,13 +190,15 @@ def latency(
 ) -> None:
     """p50/p95 recall latency per mode at growing store sizes (query embedding
     included), next to brute-force numpy cosine over the same vectors."""
+    from graphmem.bench import synthetic
+
     try:
         wanted = [int(s) for s in sizes.split(",") if s.strip()]
     except ValueError:
         raise InputError(f"{sizes!r} is not a list of numbers", field="--sizes") from None
     if not wanted or min(wanted) < 20 or not 1 <= queries <= 10_000:
         raise InputError("sizes must be at least 20 and queries 1-10000", field="--sizes")
-    with GraphMem(load_settings()) as mem:
+    with _memory() as mem:
         result = synthetic.latency(mem, paths, sizes=wanted, queries=queries, settle=settle)
 
     def render(c) -> None:
@@ -243,6 +260,9 @@ def crowded(
     """p50/p95 recall latency in small scopes and in one big scope of a crowded
     multi-tenant store, next to brute-force numpy cosine over the same scope, on each
     server asked."""
+    from graphmem.bench import crowded as crowded_bench
+    from graphmem.settings import load_settings
+
     if not 2 <= scopes <= memories // 5 or not 50 <= big <= memories - 5 * (scopes - 1) \
             or not 1 <= queries <= 10_000:
         raise InputError("need 2+ scopes of 5+ memories, a big scope of 50+ within "
@@ -250,7 +270,7 @@ def crowded(
     settings = load_settings()
     runs = []
     for uri in uris or [settings.neo4j_uri]:
-        with GraphMem(load_settings(neo4j_uri=uri)) as mem:
+        with _memory(neo4j_uri=uri) as mem:
             runs.append(crowded_bench.crowded(mem, paths, total=memories, scopes=scopes,
                                               big=big, queries=queries, settle=settle))
     result = crowded_bench.CrowdedRuns(runs=runs)
@@ -284,9 +304,11 @@ def sweep(
 ) -> None:
     """Time one maintenance sweep over a year of memories a year later, next to a dry
     run of the same selections and a second sweep with nothing left to do."""
+    from graphmem.bench import synthetic
+
     if not 20 <= size <= 10_000_000:
         raise InputError("size must be 20 to 10,000,000", field="--size")
-    with GraphMem(load_settings()) as mem:
+    with _memory() as mem:
         result = synthetic.sweep(mem, paths, size=size)
 
     def render(c) -> None:
@@ -313,13 +335,15 @@ def batch(
     """Write one input of each size (one transaction, or a run of chunks above
     GRAPHMEM_WRITE_CHUNK_ROWS): does it land whole or fail whole, how fast, with what
     message (on the configured server's heap)."""
+    from graphmem.bench import batch as batch_bench
+
     try:
         wanted = [int(s) for s in sizes.split(",") if s.strip()]
     except ValueError:
         raise InputError(f"{sizes!r} is not a list of numbers", field="--sizes") from None
     if not wanted or not all(20 <= n <= 10_000_000 for n in wanted):
         raise InputError("each size must be 20 to 10,000,000", field="--sizes")
-    with GraphMem(load_settings()) as mem:
+    with _memory() as mem:
         result = batch_bench.batch(mem, paths, sizes=wanted)
 
     def render(c) -> None:
@@ -350,11 +374,12 @@ def serve(
     """The HTTP service (`graphmem serve`, its own process) under a mixed load — remember,
     recall, update, forget, feedback, and attempts on other tokens' scopes — then every
     acknowledged write checked against the store."""
+
     if clients < 1 or seconds <= 0:
         raise InputError("clients must be >= 1 and seconds > 0", field="--clients")
     from graphmem.bench import serve as serve_bench
 
-    with GraphMem(load_settings()) as mem:
+    with _memory() as mem:
         result = serve_bench.run(mem, clients=clients, seconds=seconds, sigterm_at=sigterm_at)
 
     def render(c) -> None:
@@ -368,5 +393,40 @@ def serve(
         if result.sigterm_at is not None:
             c.print(f"SIGTERM at {result.sigterm_at} s: exit {result.exit_code}, "
                     f"{result.after_stop} requests found it stopped")
+
+    emit(result, as_json, render)
+
+
+@app.command("cli")
+@handled
+def cli(
+    runs: Annotated[int, typer.Option(help="Timed rounds (after one warm-up).")] = 5,
+    as_json: JsonOpt = False,
+) -> None:
+    """Wall medians of `recall`, `remember` and `--help`, each a new process as an agent
+    calls them (recall and remember as users get them, handed to the warm process, and
+    each on its own), next to the floor (a Python importing the driver, numpy and ONNX
+    Runtime) measured in the same rounds, in a new scope of a few notes."""
+    from graphmem.bench import door
+
+    if not 1 <= runs <= 100:
+        raise InputError("runs must be 1 to 100", field="--runs")
+    with _memory() as mem:
+        result = door.cli(mem, runs=runs)
+
+    def render(c) -> None:
+        table = Table("call", "median s", "fastest / slowest", "over floor", "target",
+                      title=f"CLI calls as subprocesses, {result.runs} rounds, "
+                      f"{result.cores} cores, a scope of {result.scope_memories} notes",
+                      title_justify="left")
+        for row in result.calls:
+            table.add_row(row.call, f"{row.median_s:.3f}",
+                          f"{row.spread_s[0]:.3f} / {row.spread_s[1]:.3f}",
+                          "" if row.over_floor_s is None else f"+{row.over_floor_s:.3f}",
+                          row.target)
+        c.print(table)
+        c.print("model frameworks imported by a cold recall and remember: "
+                + (", ".join(result.frameworks_imported) or "none"))
+        c.print("targets met" if result.met else "targets NOT met")
 
     emit(result, as_json, render)

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlparse
 
 import typer
-from pydantic import BaseModel
 
-from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled, say
-from graphmem.graph.server import LocalServer, listening
-from graphmem.settings import Settings, load_settings
-from graphmem.types import RecallResult, WriteReport
+
+if TYPE_CHECKING:
+    from graphmem.settings import Settings
 
 QUESTIONS = (
     "who is on call for emergencies?",
@@ -29,14 +27,6 @@ QUESTIONS = (
 )
 
 
-class DemoResult(BaseModel):
-    """What the demo wrote and what it recalled."""
-
-    sample: str
-    written: WriteReport
-    recalls: list[RecallResult]
-
-
 def sample_path() -> Path:
     """The sample that ships with graphmem."""
     return Path(str(resources.files("graphmem") / "samples" / "project_notes.jsonl"))
@@ -44,6 +34,8 @@ def sample_path() -> Path:
 
 def ensure_server(settings: Settings) -> None:
     """Start the local server when NEO4J_URI names it and nothing listens there yet."""
+    from graphmem.graph.server import LocalServer, listening
+
     uri = urlparse(settings.neo4j_uri)
     local = uri.hostname in ("127.0.0.1", "localhost") and (
         uri.port or 7687) == settings.server_bolt_port
@@ -60,15 +52,21 @@ def demo(
     as_json: JsonOpt = False,
 ) -> None:
     """Bring up Neo4j if needed, load a real sample, and recall from it."""
+    from graphmem.api import GraphMem
+    from graphmem.settings import load_settings
+
     settings = load_settings(scope=scope)
     ensure_server(settings)
     path = sample or sample_path()
     with GraphMem(settings) as mem:
         mem.init()
+        mem.warm_embedder(say)
         written = mem.ingest([path], fmt="records")
         say(f"remembered {len(written.outcomes)} memories from {path} in scope {scope}")
         recalls = [mem.recall(q, top_k=top_k) for q in QUESTIONS]
-    result = DemoResult(sample=str(path), written=written, recalls=recalls)
+    # What the demo wrote and what it recalled.
+    result = {"sample": str(path), "written": written.model_dump(mode="json"),
+              "recalls": [r.model_dump(mode="json") for r in recalls]}
 
     def render(c) -> None:
         for r in recalls:

@@ -11,7 +11,6 @@ from rich.table import Table
 
 from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory, say
 from graphmem.errors import InputError
-from graphmem.lifecycle.maintenance import SweepOptions
 
 IdArg = Annotated[str, typer.Argument(help="The memory's id.")]
 AllOpt = Annotated[bool, typer.Option("--all-scopes", help="Every scope, not just one.")]
@@ -37,6 +36,8 @@ def sweep(
     """Maintenance: shadow superseded memories, expire TTLs, move tiers (hot, cold, stub),
     prune dead links, consolidate and reflect. Never deletes a memory."""
     _one_target(scope, all_scopes)
+    from graphmem.lifecycle.maintenance import SweepOptions
+
     options = SweepOptions(cold_below=cold_below, stub_below=stub_below,
                            archive_after_days=archive_after_days, archive_below=archive_below)
     with open_memory(scope, now) as mem:

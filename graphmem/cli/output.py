@@ -3,10 +3,12 @@ and one place that turns errors into a one-line message and an exit code."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
@@ -17,9 +19,9 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
+    from graphmem.types import WriteReport
 
 from graphmem.errors import GraphmemError, InputError, invalid
-from graphmem.types import DATE_RANGE, WriteReport, as_utc
 from graphmem.write.gates import shown
 
 P = ParamSpec("P")
@@ -33,13 +35,30 @@ NowOpt = Annotated[
 ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Namespace (default: settings).")]
 
 
-def open_memory(scope: str | None = None, now: str | None = None) -> GraphMem:
-    """A GraphMem from the environment, with the command's overrides."""
-    from graphmem.api import GraphMem
+def open_memory(scope: str | None = None, now: str | None = None, *,
+                embeds: bool = False) -> GraphMem:
+    """A GraphMem from the environment, with the command's overrides. A command that
+    `embeds` loads the embedder on a thread while the rest of graphmem is imported and
+    Neo4j is reached: a CLI call pays for the longer of the two, not both."""
+    from graphmem import embed
     from graphmem.settings import load_settings, valid_scope
 
     settings = load_settings(scope=valid_scope(scope, "--scope"))
-    return GraphMem(settings, now=parse_now(now))
+    embedder = embed.from_settings(settings)
+    if embeds:
+        # A failure here is the command's to report, when it embeds: not this thread's.
+        threading.Thread(target=_quietly(embedder.warm), name="warm-embedder").start()
+    from graphmem.api import GraphMem
+
+    return GraphMem(settings, embedder=embedder, now=parse_now(now))
+
+
+def _quietly(work: Callable[[], object]) -> Callable[[], None]:
+    """`work`, with any exception dropped."""
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            work()
+    return run
 
 
 #: Columns of results written to a file or a pipe (rich would use 80, which folds the
@@ -77,6 +96,8 @@ def parse_now(value: str | None, flag: str = "--now") -> datetime | None:
     """Parse a date-time flag such as `--now` (ISO-8601; naive means UTC)."""
     if value is None:
         return None
+    from graphmem.types import DATE_RANGE, as_utc
+
     try:
         return as_utc(datetime.fromisoformat(value))
     except ValueError:

@@ -21,7 +21,6 @@ from graphmem.cli.output import (
     say,
     show_progress,
 )
-from graphmem.lifecycle import packs
 
 
 @handled
@@ -37,6 +36,8 @@ def export_cmd(
 ) -> None:
     """Write a scope's memories as a pack: JSONL records that `graphmem import` (or
     `remember`) writes again, into this scope or another (to mount as a --layer)."""
+    from graphmem.lifecycle import packs
+
     with open_memory(scope) as mem:
         if out is not None:
             n = mem.export_pack(out, include_shadowed=include_shadowed,
@@ -68,7 +69,7 @@ def import_cmd(
 ) -> None:
     """Write a pack into a scope as one batch (the signal gate is off; the secret scanner
     runs). Importing the same pack again updates the same memories."""
-    with open_memory(scope, now) as mem:
+    with open_memory(scope, now, embeds=True) as mem:
         report = mem.import_pack(pack, id_prefix=id_prefix, skip_invalid=skip_invalid,
                                  progress=show_progress(0), allow_forgotten=allow_forgotten)
     finish_write(report, as_json)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from graphmem.api import GraphMem
 from graphmem.cli.output import JsonOpt, emit, handled, say
-from graphmem.graph.server import LocalServer, ServerStatus
-from graphmem.settings import load_settings
+
+if TYPE_CHECKING:
+    from graphmem.graph.server import LocalServer, ServerStatus
 
 #: `status`'s exit code when the server is not running (as service tools say it).
 NOT_RUNNING = 3
@@ -20,6 +20,14 @@ NOT_RUNNING = 3
 app = typer.Typer(help="Run a local Neo4j (5.26 LTS, or the 2026 line with "
                   "GRAPHMEM_SERVER_LINE=2026) + Browser, fetched from Maven Central.",
                   no_args_is_help=True, rich_markup_mode="markdown")
+
+
+def _local() -> LocalServer:
+    """The local server the settings describe (imported here: `--help` loads none of it)."""
+    from graphmem.graph.server import LocalServer
+    from graphmem.settings import load_settings
+
+    return LocalServer(load_settings())
 
 
 def _render(status: ServerStatus) -> Callable[[Console], None]:
@@ -37,15 +45,18 @@ def _render(status: ServerStatus) -> Callable[[Console], None]:
 def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
         "--plan/--no-plan", help="Have the server plan recall's queries as it starts (a "
         "few seconds), so that the first recall does not wait for that.")] = True) -> None:
-    """Fetch (first time only), start in the background, wait until Bolt answers, and
-    plan recall's queries."""
-    server = LocalServer(load_settings())
-    status = server.start(say, progress=sys.stderr.isatty())
-    if plan:
-        with GraphMem(load_settings(neo4j_uri=status.uri)) as mem:
+    """Fetch (first time only), start in the background, wait until Bolt answers, plan
+    recall's queries, and make the embedding model's export if there is none yet."""
+    from graphmem.api import GraphMem
+    from graphmem.settings import load_settings
+
+    status = _local().start(say, progress=sys.stderr.isatty())
+    with GraphMem(load_settings(neo4j_uri=status.uri)) as mem:
+        if plan:
             took = mem.plan_ahead()
-        say(f"recall's queries planned in {took:.0f} ms" if took is not None else
-            "recall's queries will be planned by the first recall (no schema yet: init)")
+            say(f"recall's queries planned in {took:.0f} ms" if took is not None else
+                "recall's queries will be planned by the first recall (no schema yet: init)")
+        mem.warm_embedder(say)
     emit(status, as_json, _render(status))
 
 
@@ -53,7 +64,7 @@ def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
 @handled
 def stop(as_json: JsonOpt = False) -> None:
     """Stop the server that `start` started (only that one)."""
-    server = LocalServer(load_settings())
+    server = _local()
     stopped = server.stop(say)
     status = server.status()
     emit({"stopped": stopped, **status.model_dump()}, as_json,
@@ -64,7 +75,7 @@ def stop(as_json: JsonOpt = False) -> None:
 @handled
 def status(as_json: JsonOpt = False) -> None:
     """Say whether the local server runs, and where; exit 3 when it does not run."""
-    status = LocalServer(load_settings()).status()
+    status = _local().status()
     emit(status, as_json, _render(status))
     if not status.running:
         raise typer.Exit(NOT_RUNNING)

@@ -18,21 +18,15 @@ from neomodel import (
     VectorIndex,
 )
 
-#: Dimension of all-MiniLM-L6-v2; `schema.install` replaces it with the embedder's own.
-DEFAULT_DIMENSIONS = 384
-
-KINDS = ("episodic", "semantic", "procedural", "core", "heuristic", "reflection")
-SOURCES = ("user", "agent", "import", "consolidation", "reflection")
-LIFECYCLES = ("active", "shadowed", "archived")
-TIERS = ("hot", "cold", "stub")
-VISIBILITIES = ("public", "private")
-LINK_KINDS = ("synaptic", "co_retrieval", "manual")
-#: An association's weight fades as exp(-age / this many days) since it was last
-#: strengthened: recall spreads over it so, and the sweep prunes it so.
-LINK_TAU_DAYS = 90.0
-#: An entity of more memories than this is a hub: recall spreads nothing through it and
-#: the sweep consolidates nothing around it.
-HUB_LIMIT = 50
+from graphmem.vocabulary import (
+    DEFAULT_DIMENSIONS,
+    KINDS,
+    LIFECYCLES,
+    LINK_KINDS,
+    SOURCES,
+    TIERS,
+    VISIBILITIES,
+)
 
 
 class Associated(StructuredRel):

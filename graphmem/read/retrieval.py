@@ -29,7 +29,6 @@ import numpy as np
 
 from graphmem.embed import EmbedsQueries
 from graphmem.errors import InputError
-from graphmem.graph.model import KINDS
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, entity_prefix, scope_key
 from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
@@ -45,6 +44,7 @@ from graphmem.types import (
     as_utc,
     utcnow,
 )
+from graphmem.vocabulary import KINDS
 from graphmem.write.extract import Extractor
 from graphmem.write.gates import shown
 

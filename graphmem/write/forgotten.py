@@ -15,8 +15,6 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from confusable_homoglyphs import confusables
-
 #: Leading speakers: each a name of at most 40 characters that starts with a letter, a
 #: colon and a space ("alice: ", "Dr. Ana Lima: "; a chat import of "alice: T" said by
 #: carol stores "carol: alice: T").
@@ -52,6 +50,9 @@ def _latin(ch: str) -> str:
     """The ASCII letter or digit `ch` is made to look like (Unicode's confusables), if one."""
     if ch.isascii():
         return ch
+    # Loaded here: its table costs ~50 ms at import, and most texts are ASCII.
+    from confusable_homoglyphs import confusables
+
     found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin", "common"])
     if found:
         ascii_ = [h["c"] for h in found[0]["homoglyphs"] if h["c"].isascii()]

@@ -24,11 +24,11 @@ from typing import Any, Literal
 
 from graphmem.errors import InputError
 from graphmem.types import DATE_RANGE, MAX_TEXT_CHARS, as_utc
+from graphmem.vocabulary import FORMATS
 from graphmem.write.gates import shown
 from graphmem.write.records import Collector, normalise, parse_records
 
 Format = Literal["auto", "records", "text", "markdown", "locomo", "chat"]
-FORMATS: tuple[str, ...] = ("auto", "records", "text", "markdown", "locomo", "chat")
 Split = Literal["paragraph", "section"]
 
 _SUFFIXES = {".jsonl": "records", ".ndjson": "records", ".md": "markdown",

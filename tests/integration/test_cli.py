@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
 from graphmem.cli import app
+from graphmem.embed import Embedder
 from graphmem.graph.store import Store
 
 
@@ -377,3 +382,50 @@ def test_export_then_import_through_the_cli(cli: CliRunner, mem: GraphMem, scope
         assert again.exit_code == 0 and json.loads(again.stdout)["counts"] == {"created": 2}
     finally:
         mem.drop_scope(copy)
+
+
+FRAMEWORKS = ("torch", "transformers", "sentence_transformers")
+
+
+def _call_in_a_process(argv: list[str], mem: GraphMem) -> tuple[dict, list[str]]:
+    """Run `graphmem ARGV` in a new Python as an agent's subprocess would; its JSON
+    answer, and the model frameworks in sys.modules when it exits."""
+    probe = ("import atexit, sys\n"
+             f"atexit.register(lambda: print('loaded:', sorted(m for m in {FRAMEWORKS!r} "
+             "if m in sys.modules), file=sys.stderr))\n"
+             f"sys.argv = ['graphmem', *{argv!r}]\n"
+             "from graphmem.cli import main\n"
+             "main()\n")
+    s = mem.settings
+    env = {**os.environ, "NEO4J_URI": s.neo4j_uri, "GRAPHMEM_SCOPE": s.scope,
+           "NEO4J_PASSWORD": s.neo4j_password.get_secret_value()}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    loaded = [line for line in done.stderr.splitlines() if line.startswith("loaded: ")]
+    assert len(loaded) == 1, done.stderr
+    return json.loads(done.stdout), ast.literal_eval(loaded[0].removeprefix("loaded: "))
+
+
+def test_recall_and_remember_in_a_process_import_no_model_framework(
+        mem: GraphMem, embedder: Embedder) -> None:
+    embedder.warm()  # the export exists, as after `graphmem init`
+    wrote, loaded = _call_in_a_process(
+        ["remember", "--text", "The cache layer is Redis, one per region", "--json"], mem)
+    assert wrote["counts"] == {"created": 1} and loaded == []
+    found, loaded = _call_in_a_process(["recall", "which key-value store do we use?",
+                                        "--json"], mem)
+    assert found["hits"][0]["text"] == "The cache layer is Redis, one per region"
+    assert loaded == []
+
+
+def test_bench_cli_times_calls_against_the_floor(cli: CliRunner) -> None:
+    done = cli.invoke(app, ["bench", "cli", "--runs", "1", "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["frameworks_imported"] == [] and result["cores"] >= 1
+    walls = {row["call"]: row for row in result["calls"]}
+    assert set(walls) == {"floor", "--help", "recall", "remember"}
+    assert all(row["median_s"] > 0 for row in walls.values())
+    assert walls["recall"]["over_floor_s"] == pytest.approx(
+        walls["recall"]["median_s"] - walls["floor"]["median_s"], abs=0.002)

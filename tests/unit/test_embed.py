@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import numpy as np
 import pytest
 
 from graphmem.embed import Embedder, Given, resolve_model
-from graphmem.embed_onnx import checksum, export_key, prune
+from graphmem.embed_onnx import checksum, export_key, prune, tokenizer_of
 from graphmem.errors import ConfigError
 
 
@@ -76,6 +78,7 @@ def test_the_export_is_made_once_and_reused(tmp_path) -> None:
     first.warm()
     exported = list(tmp_path.glob("*.onnx"))
     assert len(exported) == 1 and not list(tmp_path.glob("*.part"))
+    assert len(list(tmp_path.glob("*.tokenizer.json"))) == 1
     stamp = exported[0].stat().st_mtime_ns
     again = Embedder(cache=tmp_path)
     again.warm()
@@ -88,12 +91,12 @@ def test_an_export_that_fails_leaves_queries_on_torch(tmp_path, caplog) -> None:
     e = Embedder(cache=blocked / "onnx")
     e.warm()
     assert e.runtime == "torch"
-    assert "queries are embedded by torch" in caplog.text
+    assert "texts are embedded by torch" in caplog.text
     assert float(e.embed_query("the cache") @ e.embed(["the cache"])[0]) > 0.99999
 
 
 def test_torch_can_be_chosen_for_queries(tmp_path) -> None:
-    e = Embedder(query_runtime="torch", cache=tmp_path)
+    e = Embedder(runtime="torch", cache=tmp_path)
     e.warm()
     assert e.runtime == "torch" and not list(tmp_path.iterdir())
 
@@ -145,6 +148,53 @@ def test_exports_nobody_loaded_for_a_week_are_pruned(tmp_path) -> None:
     killed = tmp_path / "tmp123.onnx.part"
     killed.write_bytes(b"half")
     os.utime(killed, (now - 9 * 86_400,) * 2)
+    tokens = tokenizer_of(stale)
+    tokens.write_text("{}")
     assert sorted(prune(tmp_path, "m", now=now)) == sorted([stale, killed])
     assert not stale.exists() and not checksum(stale).exists() and not killed.exists()
+    assert not tokens.exists()
     assert used.exists() and other.exists()  # in use; another model's
+
+
+def test_the_exported_tokenizer_cuts_texts_as_the_model_does(embedder: Embedder) -> None:
+    # The runtime tokenizes with the `tokenizers` package alone; every id must be the one
+    # the model's own preprocessing gives, or documents and queries drift apart.
+    onnx = embedder._onnx_model()
+    assert onnx is not None
+    texts = ["which key-value store do we use?", "  padded \t with space \n", "", "\t",
+             "emoji 🎉 café naïve 中文字符 テスト", "a\u00a0b MiXeD CaSe",
+             "Der Cache liegt in Redis; die Schlüssel beginnen mit user:",
+             "the rota " * 400]  # far past the model's 256 tokens
+    prepare = getattr(embedder.model, "preprocess", None) or embedder.model.tokenize
+    for text in texts:
+        theirs = prepare([text])
+        ours = onnx.tokens([text])
+        for name in ("input_ids", "attention_mask", "token_type_ids"):
+            assert ours[name].tolist() == theirs[name].numpy().tolist(), (text, name)
+
+
+def test_batches_run_on_onnx_and_agree_with_torch(embedder: Embedder) -> None:
+    texts = [f"note {i}: the {'staging ' * (i % 9)}cluster deploys at 0{i % 10}:00"
+             for i in range(150)]
+    ours = embedder.embed(texts)
+    theirs = embedder._encode(texts)  # torch's batch path
+    assert ours.shape == theirs.shape == (150, 384) and ours.dtype == np.float32
+    assert float(np.min(np.sum(ours * theirs, axis=1))) > 0.99999
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_process_that_finds_the_export_imports_no_model_framework(tmp_path) -> None:
+    Embedder(cache=tmp_path).warm()  # makes the export, with torch
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from graphmem.embed import Embedder\n"
+        f"e = Embedder(cache=Path({str(tmp_path)!r}))\n"
+        "q = e.embed_query('which cache do we use?')\n"
+        "b = e.embed(['a note %d about the cache' % i for i in range(20)])\n"
+        "assert e.runtime == 'onnxruntime' and q.shape == (384,) and b.shape == (20, 384)\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers')"
+        " if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stderr

@@ -1,0 +1,22 @@
+"""The memory graph's vocabulary: kinds, sources, states and the numbers the graph keeps,
+as plain constants. The neomodel classes (`graphmem.graph.model`) declare the schema with
+them; everything else reads them from here without loading the driver.
+"""
+
+#: Dimension of all-MiniLM-L6-v2; `schema.install` replaces it with the embedder's own.
+DEFAULT_DIMENSIONS = 384
+
+KINDS = ("episodic", "semantic", "procedural", "core", "heuristic", "reflection")
+SOURCES = ("user", "agent", "import", "consolidation", "reflection")
+LIFECYCLES = ("active", "shadowed", "archived")
+TIERS = ("hot", "cold", "stub")
+VISIBILITIES = ("public", "private")
+LINK_KINDS = ("synaptic", "co_retrieval", "manual")
+#: The input formats `ingest` reads ("auto" tells them apart by content and name).
+FORMATS = ("auto", "records", "text", "markdown", "locomo", "chat")
+#: An association's weight fades as exp(-age / this many days) since it was last
+#: strengthened: recall spreads over it so, and the sweep prunes it so.
+LINK_TAU_DAYS = 90.0
+#: An entity of more memories than this is a hub: recall spreads nothing through it and
+#: the sweep consolidates nothing around it.
+HUB_LIMIT = 50
