@@ -46,11 +46,11 @@ def parse(model: type[M], values: dict[str, Any]) -> M:
 class Fusion(BaseModel):
     """How the lists become one score (`rank.relevance`, `rank.Scoring`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     #: Per list (vector, keyword) before fusion.
     candidates: int = Field(50, ge=1, le=10_000)
-    rrf_k: int = Field(5, ge=1)
+    rrf_k: int = Field(5, ge=1, le=1_000)
     #: Weighted fusion instead of rank fusion: alpha x cosine + (1 - alpha) x BM25 share.
     alpha: float | None = Field(None, ge=0.0, le=1.0)
     temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
@@ -62,30 +62,30 @@ class Fusion(BaseModel):
 class Association(BaseModel):
     """How activation spreads from the best hits over the graph (`rank.Spreading`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    seeds: int = Field(3, ge=1)
+    seeds: int = Field(3, ge=1, le=100)
     #: Memories kept per hop of spreading activation.
-    width: int = Field(30, ge=1)
+    width: int = Field(30, ge=1, le=1_000)
     #: Direct candidates that association may reorder: top_k x this.
-    pool_factor: int = Field(3, ge=1)
+    pool_factor: int = Field(3, ge=1, le=100)
     #: The bonus weight of what association reached.
-    weight: float = Field(0.6, ge=0.0)
+    weight: float = Field(0.6, ge=0.0, le=10.0)
     hop_decay: float = Field(0.5, ge=0.0, le=1.0)
-    entity_weight: float = Field(1.0, ge=0.0)
+    entity_weight: float = Field(1.0, ge=0.0, le=10.0)
     #: What the query names: a memory mentioning an entity of the query gains this x the
     #: entity's share / its degree; a memory about one (its title, a turn's speaker)
     #: scores x (1 + subject_weight).
-    mention_weight: float = Field(1.0, ge=0.0)
+    mention_weight: float = Field(1.0, ge=0.0, le=10.0)
     subject_weight: float = Field(0.3, ge=0.0, le=1.0)
-    hub_limit: int = HUB_LIMIT
-    link_tau_days: float = LINK_TAU_DAYS
+    hub_limit: int = Field(HUB_LIMIT, ge=1, le=1_000_000)
+    link_tau_days: float = Field(LINK_TAU_DAYS, gt=0.0, le=36_500.0)
 
 
 class Context(BaseModel):
     """How a memory's conversation counts (`rank.context_ranks`, `turns.rerank`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     #: Hybrid rank fusion only: memories are also ranked as they read with the turn
     #: before them.
@@ -97,18 +97,37 @@ class Context(BaseModel):
 class Feedback(BaseModel):
     """How use shapes the score and what a recall reinforces (`read/reinforcement.py`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     #: In the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
     use_weight: float = Field(0.6, ge=0.0, le=1.0)
     reinforce: bool = True
-    direct_boost: float = Field(0.1, ge=0.0)
-    associative_boost: float = Field(0.03, ge=0.0)
-    co_retrieval_step: float = Field(0.05, ge=0.0)
-    co_retrieval_initial: float = Field(0.1, ge=0.0)
-    co_retrieval_top: int = Field(3, ge=0)
-    promote_accesses: int = Field(10, ge=1)
+    # What a recall writes (STORE_KNOBS): bounded, so no caller can push a stability or a
+    # link weight past what reinforcement itself reaches in a lifetime of recalls.
+    direct_boost: float = Field(0.1, ge=0.0, le=1.0)
+    associative_boost: float = Field(0.03, ge=0.0, le=1.0)
+    co_retrieval_step: float = Field(0.05, ge=0.0, le=1.0)
+    co_retrieval_initial: float = Field(0.1, ge=0.0, le=1.0)
+    co_retrieval_top: int = Field(3, ge=0, le=50)
+    promote_accesses: int = Field(10, ge=1, le=1_000_000)
     promote_confidence: float = Field(0.7, ge=0.0, le=1.0)
+
+
+#: The knobs that change what a recall stores (stability, confidence, kind, co-retrieval
+#: links), not how it ranks: a caller who may only read may not set them.
+STORE_KNOBS = frozenset({"direct_boost", "associative_boost", "co_retrieval_step",
+                         "co_retrieval_initial", "co_retrieval_top", "promote_accesses",
+                         "promote_confidence"})
+
+
+def store_knobs(values: dict[str, Any]) -> list[str]:
+    """The options in `values` (by short name, or inside a `feedback` group) that change
+    what a recall stores, as `name` or `feedback.name`."""
+    found = [k for k in values if k in STORE_KNOBS]
+    group = values.get("feedback")
+    if isinstance(group, dict):
+        found += [f"feedback.{k}" for k in group if k in STORE_KNOBS]
+    return found
 
 
 #: The groups of RecallOptions' tuning knobs, by field name.
@@ -129,7 +148,7 @@ class RecallOptions(BaseModel):
     knob may also be given by its short name (`rrf_k=7`, `turn_weight=0`, `context=False`,
     `association=0.4`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     mode: str = "hybrid"
     top_k: int = 10

@@ -35,7 +35,7 @@ from graphmem.errors import (
     NotFoundError,
     invalid,
 )
-from graphmem.options import RecallOptions
+from graphmem.options import RecallOptions, parse, store_knobs
 from graphmem.service import tokens
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
 
@@ -227,8 +227,12 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         for key in options:
             if not RecallOptions.accepts(key) or key == "decay":  # decay: configured
                 raise InputError("not a recall option here", field=f"options.{key}")
-        for layer in options.get("layers") or []:
-            scope_of(g, str(layer))
+        if g.read_only and (writes := store_knobs(options)):
+            raise ServiceError(403, f"options.{writes[0]} changes what recall stores; "
+                                    "this token may only read")
+        checked = parse(RecallOptions, options)  # a wrong type is a 400 naming it
+        for layer in checked.layers:
+            scope_of(g, layer)
         return mem.recall(body.query, scope=scope, **options)
 
     @app.post("/v1/update")

@@ -283,3 +283,40 @@ def test_neo4j_down_is_503_with_one_line(schema_ready: Settings, embedder: Embed
     finally:
         s.server.should_exit = True
         s.thread.join(30)
+
+
+def test_a_reader_cannot_change_what_recall_stores_and_no_option_is_unbounded(
+        svc: Service) -> None:
+    svc.mem.remember(["The cache layer is Redis", "Deploys go through staging first"],
+                     scope=svc.a)
+    before = {m.id: (m.kind, m.confidence) for m in svc.mem.recent([svc.a])}
+    writes = {"promote_accesses": 1, "promote_confidence": 1.0, "direct_boost": 1.0,
+              "associative_boost": 0.5, "co_retrieval_step": 1.0,
+              "co_retrieval_initial": 1.0, "co_retrieval_top": 5}
+    for name, value in writes.items():
+        for options in ({name: value}, {"feedback": {name: value}}):
+            refused = svc.call("POST", "/v1/recall", svc.reader,
+                               json={"query": "which cache?", "options": options})
+            assert refused.status_code == 403, (options, refused.text)
+            assert name in refused.json()["error"]
+    # How it ranks stays a reader's choice; what it stores is left as it was.
+    ranked = svc.call("POST", "/v1/recall", svc.reader,
+                      json={"query": "which cache?", "options": {"rrf_k": 7, "hops": 1}})
+    assert ranked.status_code == 200
+    svc.mem.flush()
+    assert {m.id: (m.kind, m.confidence) for m in svc.mem.recent([svc.a])} == before
+    # A writer may tune them, within bounds; nothing is unbounded or infinite.
+    assert svc.call("POST", "/v1/recall", svc.token_a, json={
+        "query": "which cache?", "options": {"direct_boost": 0.5}}).status_code == 200
+    for options in ({"direct_boost": 1e308}, {"promote_accesses": 10**12},
+                    {"hub_limit": 1e30}, {"hub_limit": 0}, {"layers": 5}, {"rrf_k": 10**9},
+                    {"association": 1e300}, {"link_tau_days": 0}):
+        bad = svc.call("POST", "/v1/recall", svc.token_a,
+                       json={"query": "which cache?", "options": options})
+        assert bad.status_code == 400, (options, bad.text)
+        assert bad.json()["error"].startswith("field 'options.") or "field '" in \
+            bad.json()["error"], bad.json()
+    infinite = httpx.post(svc.url + "/v1/recall", timeout=60, headers={
+        "Authorization": f"Bearer {svc.token_a}", "Content-Type": "application/json"},
+        content=b'{"query": "x", "options": {"direct_boost": Infinity}}')
+    assert infinite.status_code == 400, infinite.text
