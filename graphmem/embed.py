@@ -91,17 +91,30 @@ class Given:
     def __init__(self, vectors: Mapping[str, np.ndarray], dimensions: int) -> None:
         self.vectors = vectors
         self.dimensions = dimensions
+        self._stripped: dict[str, np.ndarray] | None = None
+
+    def _find(self, text: str) -> np.ndarray | None:
+        """The vector given for `text`, also when it was keyed by the text before records
+        were stripped of surrounding whitespace (a passage ending in a newline)."""
+        found = self.vectors.get(text)
+        if found is None:
+            if self._stripped is None:
+                self._stripped = {k.strip(): v for k, v in self.vectors.items()
+                                  if k != k.strip()}
+            found = self._stripped.get(text)
+        return found
 
     def embed(self, texts: Sequence[str],
               advance: Callable[[int], None] | None = None) -> np.ndarray:
         """The given vectors of `texts`, as unit vectors; an InputError when one is missing
         or of another size than the index's."""
-        missing = sum(t not in self.vectors for t in texts)
+        found = [self._find(t) for t in texts]
+        missing = sum(v is None for v in found)
         if missing:
             raise InputError(f"no vector given for {missing} of {len(texts)} texts",
                              field="vectors")
         out = np.zeros((0, self.dimensions), dtype=np.float32) if not texts else \
-            np.stack([np.asarray(self.vectors[t], dtype=np.float32) for t in texts])
+            np.stack([np.asarray(v, dtype=np.float32) for v in found])
         if out.shape[1] != self.dimensions:
             raise InputError(f"vectors have {out.shape[1]} dimensions, the model "
                              f"{self.dimensions}", field="vectors")

@@ -26,6 +26,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphmem.api import GraphMem
 from graphmem.errors import (
@@ -38,6 +39,7 @@ from graphmem.errors import (
 from graphmem.options import RecallOptions, parse, store_knobs
 from graphmem.service import tokens
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
+from graphmem.write.gates import shown
 
 _log = logging.getLogger("graphmem.service")
 
@@ -185,7 +187,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
             raise ServiceError(403, "this token may only read")
         chosen = scope or g.scopes[0]
         if chosen not in g.scopes:
-            raise ServiceError(403, f"this token may not use scope {chosen!r}")
+            raise ServiceError(403, f"this token may not use scope {shown(chosen)}")
         return chosen
 
     @app.get("/healthz")
@@ -326,6 +328,14 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def refused(_: Request, e: ServiceError) -> JSONResponse:
         return reply(e.status, e.message, e.headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, e: StarletteHTTPException) -> JSONResponse:
+        # The framework's own refusals (unknown path, wrong method, a body it cannot
+        # parse) in graphmem's shape too, not {"detail": …}.
+        message = e.detail if isinstance(e.detail, str) else "bad request"
+        return reply(e.status_code, message.splitlines()[0][:200] if message else
+                     "bad request", dict(e.headers) if e.headers else None)
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_: Request, e: RequestValidationError) -> JSONResponse:

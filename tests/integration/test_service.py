@@ -320,3 +320,24 @@ def test_a_reader_cannot_change_what_recall_stores_and_no_option_is_unbounded(
         "Authorization": f"Bearer {svc.token_a}", "Content-Type": "application/json"},
         content=b'{"query": "x", "options": {"direct_boost": Infinity}}')
     assert infinite.status_code == 400, infinite.text
+
+
+def test_every_refusal_is_one_error_line_and_echoes_no_secret(svc: Service) -> None:
+    auth = {"Authorization": f"Bearer {svc.token_a}"}
+    cases = [
+        httpx.get(svc.url + "/v1/no-such-route", headers=auth, timeout=60),
+        httpx.get(svc.url + "/v1/recall", headers=auth, timeout=60),  # wrong method
+        httpx.post(svc.url + "/v1/recall", headers={**auth, "Content-Type":
+                   "application/json"}, content=b'{"query": "caf\xe9"}', timeout=60),
+        httpx.post(svc.url + "/v1/recall", headers={**auth, "Content-Type":
+                   "application/json"}, content=b'{"query": ' + b"[" * 5000, timeout=60),
+    ]
+    for answer in cases:
+        assert 400 <= answer.status_code < 500, answer.text
+        body = answer.json()
+        assert set(body) == {"error"} and isinstance(body["error"], str), body
+        assert "\n" not in body["error"]
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    refused = svc.call("POST", "/v1/recall", svc.token_a,
+                       json={"query": "x", "scope": secret})
+    assert refused.status_code == 403 and secret not in refused.text

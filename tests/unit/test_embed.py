@@ -14,7 +14,7 @@ import pytest
 
 from graphmem.embed import Embedder, Given, resolve_model
 from graphmem.embed_onnx import checksum, export_key, prune, tokenizer_of
-from graphmem.errors import ConfigError
+from graphmem.errors import ConfigError, InputError
 
 
 def test_default_model_comes_from_site_packages() -> None:
@@ -198,3 +198,14 @@ def test_a_process_that_finds_the_export_imports_no_model_framework(tmp_path) ->
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_given_vectors_are_found_by_the_stripped_text_records_store() -> None:
+    # Records are stripped on the way in; a caller keys its vectors by the text it had.
+    v = np.eye(384, dtype=np.float32)
+    given = Given({"a passage that ends in a newline\n": v[0], "  padded  ": v[1],
+                   "plain": v[2]}, 384)
+    out = given.embed(["a passage that ends in a newline", "padded", "plain"])
+    assert np.array_equal(out, v[:3])
+    with pytest.raises(InputError, match="no vector given for 1 of 1"):
+        given.embed(["never given"])
