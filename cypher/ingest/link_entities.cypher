@@ -10,7 +10,8 @@
 // are kept current, so recall can damp hubs without counting at query time: a new link
 // of a memory to an entity it had none to adds one (the entity is locked before it is
 // read), and the entities of a rewritten memory, whose links and visibility may have
-// changed, are counted again. (Counting every touched entity again made each batch cost
+// changed, are counted again, and an entity the rewrite leaves unnamed is deleted.
+// (Counting every touched entity again made each batch cost
 // the degree of the scope's hubs: an import slowed as it grew, 386 to ~150 records/s
 // from 20,000 to 500,000 records; docs/results.md.)
 // Params: $scope, $prefix (the scope's entity-key prefix), $entities: list of {key, name,
@@ -34,6 +35,7 @@ CALL (m, r) {
   WITH DISTINCT e
   SET e.degree = {{degree}},
       e.public_degree = {{public_degree}}
+  RETURN collect(e) AS unmentioned
 }
 CALL (m, r) {
   UNWIND r.keys AS key
@@ -54,6 +56,7 @@ CALL (m, r) {
   WITH DISTINCT e
   SET e.degree = {{degree}},
       e.public_degree = {{public_degree}}
+  RETURN collect(e) AS unabout
 }
 CALL (m, r) {
   UNWIND r.subjects AS key
@@ -73,4 +76,15 @@ CALL (m, r) {
   SET e.degree = {{degree}},
       e.public_degree = {{public_degree}}
 }
-RETURN count(*) AS linked
+// An entity a rewritten memory no longer names, and no other memory does, goes: its
+// name came from the old text, which a hard forget of the memory must leave nowhere
+// (the stored version keeps the old text, and forget deletes versions).
+WITH count(*) AS linked, collect(unmentioned + unabout) AS dropped
+CALL (dropped) {
+  UNWIND dropped AS list
+  UNWIND list AS e
+  WITH DISTINCT e
+  WHERE NOT EXISTS { (e)<-[:MENTIONS|ABOUT]-(:Memory) }
+  DETACH DELETE e
+}
+RETURN linked

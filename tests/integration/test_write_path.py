@@ -268,3 +268,32 @@ def test_entity_degrees_stay_what_a_recount_says(mem: GraphMem, store: Store) ->
     assert rows and any(r["degree"] >= 4 for r in rows)
     for r in rows:
         assert (r["degree"], r["public"]) == (r["counted"], r["counted_public"]), r.data()
+
+
+@pytest.mark.parametrize("rewrite", ["update", "remember by id"])
+def test_an_entity_only_the_old_text_named_goes_with_the_rewrite(
+        mem: GraphMem, store: Store, rewrite: str) -> None:
+    """A rewrite that stops naming an entity leaves it nowhere (it kept degree 0 and its
+    name, and a hard forget of the memory never reached it); one another memory still
+    names stays."""
+    scope = mem.settings.scope
+    mem.remember([{"id": "a", "text": "Deploys are approved by Zbigniew Kowalczyk in Gdansk"},
+                  {"id": "b", "text": "The Gdansk office closes at six on Fridays"}])
+
+    def names() -> set[str]:
+        return {r["name"] for r in store.driver.execute_query(
+            "MATCH (e:Entity {scope: $scope}) RETURN e.name AS name", scope=scope,
+            database_=store.database).records}
+
+    assert any("Zbigniew" in n for n in names()) and any("Gdansk" in n for n in names())
+    if rewrite == "update":
+        mem.update("a", text="Deploys are approved by the release manager")
+    else:
+        mem.remember([{"id": "a", "text": "Deploys are approved by the release manager"}])
+    assert not any("Zbigniew" in n for n in names())
+    assert any("Gdansk" in n for n in names())  # still named by b
+    mem.forget("a", hard=True)
+    left = [r["p"] for r in store.driver.execute_query(
+        "MATCH (x {scope: $scope}) RETURN properties(x) AS p", scope=scope,
+        database_=store.database).records]
+    assert left and not [p for p in left if "Zbigniew" in str(p)]
