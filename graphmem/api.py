@@ -303,14 +303,16 @@ class GraphMem:
         """
         return find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
 
-    def recent(self, scopes: Sequence[str] | None = None, *, order: str | None = None,
-               offset: int = 0, limit: int = 100) -> list[MemoryOut]:
-        """The live memories of some scopes (default: this one), newest first: by the
-        ISO-8601 time in metadata `order` if given, else by when they were written."""
-        targets = [self._scope(s) for s in scopes] if scopes else [self.settings.scope]
+    def recent(self, scope: str | None = None, *, layers: Sequence[str] = (),
+               order: str | None = None, offset: int = 0,
+               limit: int = 100) -> list[MemoryOut]:
+        """The live memories of a scope (default: this one) and the public ones of its
+        `layers`, newest first: by the ISO-8601 time in metadata `order` if given, else
+        by when they were written."""
         if offset < 0 or not 0 <= limit <= 10_000:
             raise InputError("offset must be >= 0 and limit 0-10000", field="limit")
-        return recent(self._db, targets, order=order, offset=offset, limit=limit)
+        return recent(self._db, self._scope(scope), [self._scope(s) for s in layers],
+                      order=order, offset=offset, limit=limit)
 
     def session_turns(self, session: str | None = None, *, scope: str | None = None,
                       last: int = 20) -> list[MemoryOut]:

@@ -274,7 +274,7 @@ def _check(mem: GraphMem, scopes: list[str], ledgers: list[_Ledger]) -> tuple[in
     sent = {i for x in ledgers for i in x.sent}
     duplicated = 0
     for scope in scopes:
-        stored = mem.recent([scope], limit=10_000)
+        stored = mem.recent(scope, limit=10_000)
         texts: dict[str, int] = defaultdict(int)
         for m in stored:
             texts[m.text] += 1

@@ -243,7 +243,7 @@ class GraphMemStore(BaseStore):
             return all(matches(item.value.get(k), v) for k, v in (op.filter or {}).items())
 
         if not op.query:
-            return self._newest(scopes, op, wanted)
+            return self._newest(top, scopes, op, wanted)
         depth = want * FILTER_DEPTH if op.filter else want
         while True:
             depth = min(depth, MAX_TOP_K)
@@ -257,13 +257,15 @@ class GraphMemStore(BaseStore):
                 return kept[op.offset:want]
             depth *= FILTER_DEPTH
 
-    def _newest(self, scopes: list[str], op: SearchOp,
+    def _newest(self, top: str, scopes: list[str], op: SearchOp,
                 wanted: Callable[[SearchItem], bool]) -> list[SearchItem]:
-        """Items of `scopes` newest first (no query), filtered page by page."""
+        """Items newest first (no query), filtered page by page: all of `top`'s, and the
+        public ones of the namespaces below it, as a query's search reads them."""
         kept: list[SearchItem] = []
         page, offset = max(op.offset + op.limit, 100), 0
         while len(kept) < op.offset + op.limit:
-            found = self.mem.recent(scopes, order=UPDATED, offset=offset, limit=page)
+            found = self.mem.recent(top, layers=[s for s in scopes if s != top],
+                                    order=UPDATED, offset=offset, limit=page)
             kept += [i for i in (self._found(m) for m in found) if wanted(i)]
             if len(found) < page:
                 break

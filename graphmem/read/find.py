@@ -34,14 +34,15 @@ def find(store: Store, scope: str, ids: Sequence[str] | None, *,
     return [to_memory(r) for r in rows]
 
 
-def recent(store: Store, scopes: Sequence[str], *, order: str | None = None,
-           offset: int = 0, limit: int = 100) -> list[MemoryOut]:
-    """The live memories of `scopes`, newest first (by the ISO-8601 time in metadata
-    `order`, else by when they were written), `limit` of them after `offset`."""
+def recent(store: Store, scope: str, layers: Sequence[str] = (), *,
+           order: str | None = None, offset: int = 0, limit: int = 100) -> list[MemoryOut]:
+    """The live memories of `scope` and the public ones of `layers`, newest first (by the
+    ISO-8601 time in metadata `order`, else by when they were written), `limit` of them
+    after `offset`."""
     if order is not None and not META_KEY.fullmatch(order):
         raise InputError(f"metadata key {shown(order)} must be letters, digits or _",
                          field="order")
-    rows = store.read("explore/recent", scopes=list(scopes),
+    rows = store.read("explore/recent", scope=scope, layers=[s for s in layers if s != scope],
                       order=None if order is None else f"meta.{order}",
                       offset=offset, limit=limit)
     return [to_memory(r) for r in rows]

@@ -271,3 +271,23 @@ def test_any_sequence_of_operations_matches_in_memory_store(
     finally:
         for scope in mem.scopes(ours.root + "/"):
             mem.drop_scope(scope)
+
+
+def test_search_below_a_namespace_shows_no_private_memory_of_another(
+        lg: GraphMemStore, mem: GraphMem) -> None:
+    # A private memory written into a child namespace by another door (an agent's remember
+    # into that scope) is that scope's alone: a search from above reads the namespaces
+    # below as layers, with a query or without one.
+    lg.put(("users", "alice"), "tea", {"text": "Alice drinks oolong tea daily"})
+    child = lg.scope(("users", "alice", "diary"))
+    mem.remember({"text": "Alice's private diary: oolong tea makes her anxious",
+                  "visibility": "private"}, scope=child)
+    mem.remember({"text": "Alice's public note: oolong tea is shared at the office"},
+                 scope=child)
+    for query in (None, "oolong tea"):
+        texts = [i.value.get("text", "") for i in lg.search(("users",), query=query,
+                                                            limit=50)]
+        assert not [t for t in texts if "private diary" in t], (query, texts)
+        assert [t for t in texts if "public note" in t], (query, texts)
+    own = lg.search(("users", "alice", "diary"), limit=50)
+    assert any("private diary" in i.value.get("text", "") for i in own)

@@ -289,7 +289,7 @@ def test_a_reader_cannot_change_what_recall_stores_and_no_option_is_unbounded(
         svc: Service) -> None:
     svc.mem.remember(["The cache layer is Redis", "Deploys go through staging first"],
                      scope=svc.a)
-    before = {m.id: (m.kind, m.confidence) for m in svc.mem.recent([svc.a])}
+    before = {m.id: (m.kind, m.confidence) for m in svc.mem.recent(svc.a)}
     writes = {"promote_accesses": 1, "promote_confidence": 1.0, "direct_boost": 1.0,
               "associative_boost": 0.5, "co_retrieval_step": 1.0,
               "co_retrieval_initial": 1.0, "co_retrieval_top": 5}
@@ -304,7 +304,7 @@ def test_a_reader_cannot_change_what_recall_stores_and_no_option_is_unbounded(
                       json={"query": "which cache?", "options": {"rrf_k": 7, "hops": 1}})
     assert ranked.status_code == 200
     svc.mem.flush()
-    assert {m.id: (m.kind, m.confidence) for m in svc.mem.recent([svc.a])} == before
+    assert {m.id: (m.kind, m.confidence) for m in svc.mem.recent(svc.a)} == before
     # A writer may tune them, within bounds; nothing is unbounded or infinite.
     assert svc.call("POST", "/v1/recall", svc.token_a, json={
         "query": "which cache?", "options": {"direct_boost": 0.5}}).status_code == 200
