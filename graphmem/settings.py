@@ -20,7 +20,7 @@ from pydantic_settings import (
 
 from graphmem.errors import ConfigError, InputError
 from graphmem.lifecycle.decay import PRESETS, Curve
-from graphmem.write.gates import secret_reason, shown
+from graphmem.write.gates import credential_reason, shown
 
 # The write path's knobs, each with its default and bounds defined once: Settings reads
 # them from the environment, WriteOptions (graphmem.options) carries them into one write.
@@ -228,12 +228,14 @@ class Settings(BaseSettings):
 
 def check_scope(value: str) -> str:
     """Return `value` if it is a valid scope name, else raise ValueError (which never
-    quotes a value the secret scanner objects to: a scope names a tenant in messages)."""
+    quotes a value the secret scanner objects to: a scope names a tenant in messages).
+    A scope holding a known kind of credential is refused; a random-looking id is not
+    (user ids are: docs/decisions.md, "The secret scanner is a function")."""
     if not _SCOPE.fullmatch(value):
         raise ValueError(
             f"scope {shown(value)} may only hold letters, digits and _ . : / @ - (1-200 chars)"
         )
-    if reason := secret_reason(value):
+    if reason := credential_reason(value):
         raise ValueError(f"a scope must not be a secret: it {reason} (the value is not shown)")
     return value
 

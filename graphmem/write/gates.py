@@ -70,14 +70,23 @@ def _looks_random(token: str) -> bool:
     return shannon_entropy(token) >= ENTROPY_BITS
 
 
+def credential_reason(text: str) -> str | None:
+    """Which known kind of credential `text` holds ("contains an AWS access key id"), or
+    None: the scanner's patterns without its entropy test, for names such as scopes,
+    where random-looking ids (an auth provider's user id, a UUID) are ordinary."""
+    for name, pattern in _SECRET_PATTERNS:
+        if pattern.search(text):
+            return f"contains {name}"
+    return None
+
+
 def secret_reason(text: str) -> str | None:
     """Why `text` may not be stored ("contains an AWS access key id"), or None if it may.
 
     The secret scanner cannot be turned off.
     """
-    for name, pattern in _SECRET_PATTERNS:
-        if pattern.search(text):
-            return f"contains {name}"
+    if known := credential_reason(text):
+        return known
     for token in _CANDIDATE.findall(text):
         if _looks_random(token):
             return "contains a high-entropy token (a likely API key or password)"

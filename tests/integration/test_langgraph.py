@@ -291,3 +291,12 @@ def test_search_below_a_namespace_shows_no_private_memory_of_another(
         assert [t for t in texts if "public note" in t], (query, texts)
     own = lg.search(("users", "alice", "diary"), limit=50)
     assert any("private diary" in i.value.get("text", "") for i in own)
+
+
+def test_namespaces_holding_random_looking_ids_are_kept(lg: GraphMemStore) -> None:
+    for user in ("user_2NNEqL2nrIRdJ194ndJqAHwEfxC", "9f1c2b7e-4d3a-4b8e-9c1f-2a6d5e8b7c40"):
+        for depth in (("users", user), ("users", user, "memories", "episodic")):
+            lg.put(depth, "pref", {"text": f"{user} prefers dark mode"})
+            got = lg.get(depth, "pref")
+            assert got is not None and got.value["text"].startswith(user)
+    assert ("users", "user_2NNEqL2nrIRdJ194ndJqAHwEfxC") in lg.list_namespaces(max_depth=2)

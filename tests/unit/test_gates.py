@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from graphmem.settings import check_scope
 from graphmem.write.gates import secret_reason, shannon_entropy, signal_reason
 
 SECRETS = {
@@ -90,3 +91,19 @@ def test_signal_gate_rejects(text: str, why: str) -> None:
 ])
 def test_signal_gate_keeps_useful_memories(text: str) -> None:
     assert signal_reason(text) is None
+
+
+@pytest.mark.parametrize("scope", [
+    "lg/users/user_2NNEqL2nrIRdJ194ndJqAHwEfxC",  # an auth provider's user id
+    "tenant:9f1c2b7e-4d3a-4b8e-9c1f-2a6d5e8b7c40/agent:coder",
+    "org_2abCDef9GhIJk1LmNoPqRsTuVw/session:Xy7Qp2Lm9Rt4Vb8Nc3Kd",
+])
+def test_a_scope_may_hold_ids_that_look_random(scope: str) -> None:
+    assert check_scope(scope) == scope
+
+
+def test_a_scope_holding_a_credential_is_refused_without_quoting_it() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    with pytest.raises(ValueError, match="must not be a secret") as e:
+        check_scope(f"users/{token}")
+    assert token not in str(e.value)
