@@ -295,8 +295,9 @@ def test_search_below_a_namespace_shows_no_private_memory_of_another(
 
 def test_namespaces_holding_random_looking_ids_are_kept(lg: GraphMemStore) -> None:
     for user in ("user_2NNEqL2nrIRdJ194ndJqAHwEfxC", "9f1c2b7e-4d3a-4b8e-9c1f-2a6d5e8b7c40"):
-        for depth in (("users", user), ("users", user, "memories", "episodic")):
+        for depth in ((user,), ("users", user), ("users", user, "memories", "episodic")):
             lg.put(depth, "pref", {"text": f"prefers dark mode at depth {len(depth)}"})
             got = lg.get(depth, "pref")
             assert got is not None and got.value["text"].endswith(str(len(depth)))
     assert ("users", "user_2NNEqL2nrIRdJ194ndJqAHwEfxC") in lg.list_namespaces(max_depth=2)
+    assert ("user_2NNEqL2nrIRdJ194ndJqAHwEfxC",) in lg.list_namespaces(max_depth=1)
