@@ -199,7 +199,9 @@ class Scoring:
 
 def direct(candidates: list[Candidate], scoring: Scoring, *, mode: str, alpha: float | None,
            rrf_k: int, context: bool, fetch: int, k: int) -> list[Candidate]:
-    """The candidates scored, best first (ties by id), at most `k`."""
+    """The candidates scored, best first (ties by id), at most `k`. A memory deleted while
+    recall read it (its facts come back empty) is left out."""
+    candidates = [c for c in candidates if c.memory.get("id") is not None]
     if context:
         context_ranks(candidates, fetch)
     bm25s = [c.bm25 for c in candidates if c.bm25 is not None]

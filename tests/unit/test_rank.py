@@ -125,6 +125,18 @@ def test_exact_matches_rank_newer_first_among_equals() -> None:
     assert [c.memory["id"] for c in ranked] == ["b", "a"]
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "exact"])
+def test_a_memory_deleted_while_recall_read_it_is_left_out(mode: str) -> None:
+    # Its facts come back empty; ranking compared its None id with a live one's and the
+    # service answered 500 under load.
+    gone = Candidate(memory={k: None for k in memory("x")}, vector_rank=1, text_rank=1)
+    live = Candidate(memory=memory("live"), vector_rank=1, text_rank=1)
+    twin = Candidate(memory=memory("twin"), vector_rank=1, text_rank=1)
+    ranked = rank.direct([gone, live, twin], SCORING, mode=mode, alpha=None, rrf_k=5,
+                         context=False, fetch=50, k=10)
+    assert [c.memory["id"] for c in ranked] == ["live", "twin"]
+
+
 def _edge(source: str, target: str, kind: str = "link", **more: object) -> dict:
     return {"from": source, "from_scope": "s", "to": target, "to_scope": "s", "kind": kind,
             "name": more.pop("name", "synaptic"), **more}
