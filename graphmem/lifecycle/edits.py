@@ -145,8 +145,12 @@ def forget(store: Store, mid: str, *, scope: str, now: datetime, by: str | None,
     check(store, [mid], scope)
     if hard:
         def forget_hard(tx: Tx) -> dict[str, Any]:
-            row = run(tx, "edit/forget_hard", variant=store.variant, id=mid, scope=scope,
-                      now=now, by=by)[0]
+            rows = run(tx, "edit/forget_hard", variant=store.variant, id=mid, scope=scope,
+                       now=now, by=by)
+            if not rows:  # another forget took it between the check and this transaction
+                check(store, [mid], scope)  # names the tombstone it left
+                raise NotFoundError(f"no memory with id {shown(mid)} in this scope")
+            row = rows[0]
             keys = [{"id": t["id"], "key": forget_key(t["text"] or "")} for t in row["texts"]]
             run(tx, "edit/stamp_tombstones", variant=store.variant, scope=scope, now=now,
                 keys=keys)

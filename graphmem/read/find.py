@@ -45,7 +45,8 @@ def recent(store: Store, scope: str, layers: Sequence[str] = (), *,
     rows = store.read("explore/recent", scope=scope, layers=[s for s in layers if s != scope],
                       order=None if order is None else f"meta.{order}",
                       offset=offset, limit=limit)
-    return [to_memory(r) for r in rows]
+    # A memory deleted while this read it comes back without properties: it is gone.
+    return [to_memory(r) for r in rows if r["memory"].get("id") is not None]
 
 
 def scopes_under(store: Store, prefix: str) -> list[str]:

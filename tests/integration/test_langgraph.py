@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any, TypedDict
@@ -301,3 +302,43 @@ def test_namespaces_holding_random_looking_ids_are_kept(lg: GraphMemStore) -> No
             assert got is not None and got.value["text"].endswith(str(len(depth)))
     assert ("users", "user_2NNEqL2nrIRdJ194ndJqAHwEfxC") in lg.list_namespaces(max_depth=2)
     assert ("user_2NNEqL2nrIRdJ194ndJqAHwEfxC",) in lg.list_namespaces(max_depth=1)
+
+
+def test_deletes_of_one_key_at_once_and_searches_racing_them_do_not_fail(
+        lg: GraphMemStore) -> None:
+    # LangGraph's own test_large_batches met both: two deletes of one key (an IndexError
+    # between the existence check and the delete) and a search that read a memory as it
+    # was deleted (an empty record).
+    keys = [f"k{i}" for i in range(12)]
+    for round_ in range(3):
+        for key in keys:
+            lg.put(("race",), key, {"text": f"note {key} of round {round_} about the cache"})
+        errors: list[BaseException] = []
+        start = threading.Barrier(4)
+
+        def delete_all() -> None:
+            start.wait()
+            for key in keys:
+                lg.delete(("race",), key)
+
+        def search_all() -> None:
+            start.wait()
+            for _ in range(6):
+                lg.search(("race",), limit=50)
+                lg.search(("race",), query="the cache", limit=50)
+
+        threads = [threading.Thread(target=lambda f=f: _keep(errors, f))
+                   for f in (delete_all, delete_all, search_all, search_all)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert errors == [], errors
+        assert lg.search(("race",), limit=50) == []
+
+
+def _keep(errors: list[BaseException], work: Any) -> None:
+    try:
+        work()
+    except BaseException as e:  # the test reports what any thread raised
+        errors.append(e)
