@@ -244,6 +244,9 @@ class GraphMemStore(BaseStore):
 
         if not op.query:
             return self._newest(top, scopes, op, wanted)
+        if want > MAX_TOP_K:  # recall ranks that many at most: say so, rather than []
+            raise InputError(f"a search with a query ranks at most {MAX_TOP_K} items; "
+                             f"offset + limit is {want}", field="offset")
         depth = want * FILTER_DEPTH if op.filter else want
         while True:
             depth = min(depth, MAX_TOP_K)

@@ -342,3 +342,10 @@ def _keep(errors: list[BaseException], work: Any) -> None:
         work()
     except BaseException as e:  # the test reports what any thread raised
         errors.append(e)
+
+
+def test_a_query_search_past_what_recall_ranks_says_so(lg: GraphMemStore) -> None:
+    lg.put(("deep",), "one", {"text": "a note about the cache"})
+    assert lg.search(("deep",), query="the cache", offset=990, limit=10) == []
+    with pytest.raises(InputError, match="at most 1000 items; offset \\+ limit is 1010"):
+        lg.search(("deep",), query="the cache", offset=1000, limit=10)
