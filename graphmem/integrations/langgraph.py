@@ -191,6 +191,17 @@ class GraphMemStore(BaseStore):
         """The namespace a scope of this store holds."""
         return tuple(unescape(p) for p in scope[len(self.root) + 1:].split("/"))
 
+    def _holds(self, scope: str) -> bool:
+        """Whether this store could have written `scope`: its labels unescape and escape
+        back to themselves. A scope another door wrote under the root (`<root>/@FF`) is
+        not a namespace, and must not make every listing and search fail."""
+        if scope == self.root:
+            return True
+        try:
+            return self.scope(self.namespace(scope)) == scope
+        except (UnicodeDecodeError, InvalidNamespaceError):
+            return False
+
     def _check(self, op: Op) -> None:
         labels = {GetOp: "namespace", PutOp: "namespace", SearchOp: "namespace_prefix"}
         paths = ([getattr(op, labels[type(op)])] if type(op) in labels
@@ -230,7 +241,8 @@ class GraphMemStore(BaseStore):
 
     def _scopes_under(self, top: str) -> list[str]:
         """`top` and the scopes below it that hold an item (one query for both)."""
-        return [s for s in self.mem.scopes(top) if s == top or s.startswith(top + "/")]
+        return [s for s in self.mem.scopes(top)
+                if (s == top or s.startswith(top + "/")) and self._holds(s)]
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         top = self.scope(op.namespace_prefix)
@@ -276,7 +288,8 @@ class GraphMemStore(BaseStore):
         return kept[op.offset:op.offset + op.limit]
 
     def _list(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        namespaces = [self.namespace(s) for s in self.mem.scopes(self.root + "/")]
+        namespaces = [self.namespace(s) for s in self.mem.scopes(self.root + "/")
+                      if self._holds(s)]
         namespaces = [ns for ns in namespaces
                       if all(_condition(c, ns) for c in op.match_conditions or ())]
         if op.max_depth is not None:

@@ -349,3 +349,14 @@ def test_a_query_search_past_what_recall_ranks_says_so(lg: GraphMemStore) -> Non
     assert lg.search(("deep",), query="the cache", offset=990, limit=10) == []
     with pytest.raises(InputError, match="at most 1000 items; offset \\+ limit is 1010"):
         lg.search(("deep",), query="the cache", offset=1000, limit=10)
+
+
+def test_a_scope_under_the_root_that_is_no_namespace_is_passed_over(
+        lg: GraphMemStore, mem: GraphMem) -> None:
+    lg.put(("users", "alice"), "tea", {"text": "Alice drinks oolong tea daily"})
+    for odd in ("@FF", "users/@C3", "users/a.b"):  # no label escapes to these
+        mem.remember({"text": "written under the root by another door"},
+                     scope=f"{lg.root}/{odd}")
+    assert lg.list_namespaces() == [("users", "alice")]
+    assert [i.key for i in lg.search((), limit=50)] == ["tea"]
+    assert [i.key for i in lg.search((), query="oolong tea", limit=50)] == ["tea"]
