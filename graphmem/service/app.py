@@ -377,24 +377,32 @@ class _BodyLimit:
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             await _too_large(self.limit, send)
             return
-        seen = 0
+        seen, answered = 0, False
 
         async def counted() -> Any:
-            nonlocal seen
+            # Past the limit the caller is answered 413 here, and the app behind (FastAPI,
+            # or the MCP SDK, which turns any error it meets into its own 500) hears that
+            # the client went away; whatever it answers then is dropped.
+            nonlocal seen, answered
+            if answered:
+                return {"type": "http.disconnect"}
             message = await receive()
             seen += len(message.get("body", b""))
             if seen > self.limit:
-                raise _TooLarge
+                answered = True
+                await _too_large(self.limit, send)
+                return {"type": "http.disconnect"}
             return message
 
+        async def unless_answered(message: dict[str, Any]) -> None:
+            if not answered:
+                await send(message)
+
         try:
-            await self.app(scope, counted, send)
-        except _TooLarge:
-            await _too_large(self.limit, send)
-
-
-class _TooLarge(Exception):
-    pass
+            await self.app(scope, counted, unless_answered)
+        except Exception:
+            if not answered:
+                raise
 
 
 async def _too_large(limit: int, send: Callable[..., Awaitable[None]]) -> None:

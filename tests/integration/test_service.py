@@ -341,3 +341,19 @@ def test_every_refusal_is_one_error_line_and_echoes_no_secret(svc: Service) -> N
     refused = svc.call("POST", "/v1/recall", svc.token_a,
                        json={"query": "x", "scope": secret})
     assert refused.status_code == 403 and secret not in refused.text
+
+
+@pytest.mark.parametrize("path", ["/v1/remember", "/mcp/"])
+def test_a_streamed_body_over_the_limit_is_413_on_every_route(svc: Service,
+                                                              path: str) -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b'{"text": "'
+        for _ in range(40):
+            yield b"word " * 200  # 1,000 bytes a chunk, no length declared
+        yield b'"}'
+
+    answer = httpx.post(svc.url + path, content=chunks(), timeout=60, headers={
+        "Authorization": f"Bearer {svc.token_a}", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream"})
+    assert answer.status_code == 413, answer.text
+    assert answer.json() == {"error": "the request body is over 20000 bytes"}
