@@ -425,7 +425,8 @@ def test_bench_cli_times_calls_against_the_floor(cli: CliRunner) -> None:
     result = json.loads(done.stdout)
     assert result["frameworks_imported"] == [] and result["cores"] >= 1
     walls = {row["call"]: row for row in result["calls"]}
-    assert set(walls) == {"floor", "--help", "recall", "remember"}
+    assert set(walls) == {"floor", "--help", "recall", "remember", "recall (cold)",
+                          "remember (cold)"}
     assert all(row["median_s"] > 0 for row in walls.values())
     assert walls["recall"]["over_floor_s"] == pytest.approx(
         walls["recall"]["median_s"] - walls["floor"]["median_s"], abs=0.002)

@@ -310,25 +310,25 @@ def test_deletes_of_one_key_at_once_and_searches_racing_them_do_not_fail(
     # between the existence check and the delete) and a search that read a memory as it
     # was deleted (an empty record).
     keys = [f"k{i}" for i in range(12)]
+
+    def delete_all(start: threading.Barrier) -> None:
+        start.wait()
+        for key in keys:
+            lg.delete(("race",), key)
+
+    def search_all(start: threading.Barrier) -> None:
+        start.wait()
+        for _ in range(6):
+            lg.search(("race",), limit=50)
+            lg.search(("race",), query="the cache", limit=50)
+
     for round_ in range(3):
         for key in keys:
             lg.put(("race",), key, {"text": f"note {key} of round {round_} about the cache"})
         errors: list[BaseException] = []
         start = threading.Barrier(4)
-
-        def delete_all() -> None:
-            start.wait()
-            for key in keys:
-                lg.delete(("race",), key)
-
-        def search_all() -> None:
-            start.wait()
-            for _ in range(6):
-                lg.search(("race",), limit=50)
-                lg.search(("race",), query="the cache", limit=50)
-
-        threads = [threading.Thread(target=lambda f=f: _keep(errors, f))
-                   for f in (delete_all, delete_all, search_all, search_all)]
+        threads = [threading.Thread(target=_keep, args=(errors, work, start))
+                   for work in (delete_all, delete_all, search_all, search_all)]
         for t in threads:
             t.start()
         for t in threads:
@@ -337,9 +337,9 @@ def test_deletes_of_one_key_at_once_and_searches_racing_them_do_not_fail(
         assert lg.search(("race",), limit=50) == []
 
 
-def _keep(errors: list[BaseException], work: Any) -> None:
+def _keep(errors: list[BaseException], work: Any, *args: Any) -> None:
     try:
-        work()
+        work(*args)
     except BaseException as e:  # the test reports what any thread raised
         errors.append(e)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphmem import embed as embed_module
 from graphmem.embed import Embedder, Given, resolve_model
 from graphmem.embed_onnx import checksum, export_key, prune, tokenizer_of
 from graphmem.errors import ConfigError, InputError
@@ -110,6 +111,7 @@ def test_a_damaged_export_is_noticed_and_made_again(tmp_path, caplog) -> None:
     middle = len(data) // 2  # inside the weights: still a valid model, embedding wrongly
     data[middle:middle + 4096] = bytes(b ^ 0x40 for b in data[middle:middle + 4096])
     exported.write_bytes(bytes(data))
+    embed_module._ONNX_MODELS.clear()  # as a new process finds the file
     again = Embedder(cache=tmp_path)
     again.warm()
     assert "no longer matches its checksum" in caplog.text and str(exported) in caplog.text
