@@ -52,6 +52,10 @@ class Limits(BaseModel):
     #: Requests per second per token, and the burst a token may spend at once.
     rate: float = Field(50.0, gt=0)
     burst: int = Field(100, ge=1)
+    #: Requests per second, and at once, that one client address may send with a token
+    #: that is not one: past them it is answered 429 without a look-up in Neo4j.
+    denied_rate: float = Field(1.0, gt=0)
+    denied_burst: int = Field(20, ge=1)
 
 
 class ServiceError(Exception):
@@ -69,6 +73,13 @@ class _Buckets:
         self.rate, self.burst = rate, burst
         self._state: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
+
+    def waiting(self, key: str) -> float:
+        """Seconds until `key` may spend a request (0: now), spending nothing."""
+        with self._lock:
+            level, then = self._state.get(key, (float(self.burst), time.monotonic()))
+            level = min(float(self.burst), level + (time.monotonic() - then) * self.rate)
+            return 0.0 if level >= 1.0 else (1.0 - level) / self.rate
 
     def take(self, key: str) -> float:
         """Spend one request of `key`; 0 if allowed, else the seconds until one is."""
@@ -136,21 +147,32 @@ class FeedbackBody(_Body):
 # --- the app --------------------------------------------------------------------------
 
 
-def _grant(request: Request) -> tokens.Grant:
-    """The request's token, checked (401) and within its rate (429)."""
-    state = request.app.state
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
+    """The grant of a request's Authorization header, checked (401) and within its
+    token's rate (429); a client address that keeps sending tokens that are none is
+    answered 429 before any look-up. /v1 and /mcp/ alike."""
+    scheme, _, value = authorization.partition(" ")
     if scheme.lower() != "bearer" or not value:
         raise ServiceError(401, "send Authorization: Bearer <token>",
                            {"WWW-Authenticate": "Bearer"})
+    if (wait := state.denied.waiting(client)) > 0:
+        raise ServiceError(429, "too many requests with unknown tokens from this address",
+                           {"Retry-After": str(math.ceil(wait))})
     found = state.mem.token_grant(value.strip())
     if found is None:
+        state.denied.take(client)
         raise ServiceError(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})
     wait = state.buckets.take(found.id)
     if wait > 0:
         raise ServiceError(429, f"more than {state.limits.rate:g} requests a second",
                            {"Retry-After": str(math.ceil(wait))})
     return found
+
+
+def _grant(request: Request) -> tokens.Grant:
+    """The request's token, admitted (`admit`)."""
+    return admit(request.app.state, request.headers.get("authorization", ""),
+                 request.client.host if request.client else "")
 
 
 Granted = Annotated[tokens.Grant, Depends(_grant)]
@@ -178,7 +200,9 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     app = FastAPI(title="graphmem", version="0.1.0", lifespan=lifespan,
                   description="Associative long-term memory for agents, on Neo4j.")
     app.state.mem, app.state.limits, app.state.buckets = mem, limits, buckets
+    app.state.denied = _Buckets(limits.denied_rate, limits.denied_burst)
     app.mount("/mcp", mcp_app)
+    app.add_middleware(_McpGate)
     app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)
     _errors(app)
 
@@ -405,9 +429,40 @@ class _BodyLimit:
                 raise
 
 
-async def _too_large(limit: int, send: Callable[..., Awaitable[None]]) -> None:
-    body = json.dumps({"error": f"the request body is over {limit} bytes"}).encode()
-    await send({"type": "http.response.start", "status": 413,
+class _McpGate:
+    """/mcp/ admits a request as /v1 does (`admit`: the token's rate, the address's
+    unknown tokens) before the MCP SDK sees it; the SDK checks the token again, answers
+    its 401s and keeps the session."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
+                       send: Callable[..., Awaitable[None]]) -> None:
+        if scope["type"] == "http" and scope.get("path", "").startswith("/mcp"):
+            headers = dict(scope.get("headers") or [])
+            client = (scope.get("client") or ("",))[0]
+            try:
+                await run_in_threadpool(admit, scope["app"].state,
+                                        headers.get(b"authorization", b"").decode("latin-1"),
+                                        client)
+            except ServiceError as e:
+                if e.status != 401:  # a 401 is the SDK's to give, with its OAuth hints
+                    await _answer(send, e.status, {"error": e.message}, e.headers)
+                    return
+        await self.app(scope, receive, send)
+
+
+async def _answer(send: Callable[..., Awaitable[None]], status: int, body: dict[str, Any],
+                  headers: dict[str, str] | None = None) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+                            (b"content-length", str(len(data)).encode()),
+                            *((k.lower().encode(), v.encode())
+                              for k, v in (headers or {}).items())]})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _too_large(limit: int, send: Callable[..., Awaitable[None]]) -> None:
+    await _answer(send, 413, {"error": f"the request body is over {limit} bytes"})

@@ -53,9 +53,11 @@ class Service:
         self.reader = self.mem.token_create(name="a-reader", scopes=[self.a],
                                             read_only=True).token
 
-    def call(self, method: str, path: str, token: str | None, **kw: Any) -> httpx.Response:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.request(method, self.url + path, headers=headers, timeout=60, **kw)
+    def call(self, method: str, path: str, token: str | None, *,
+             headers: dict[str, str] | None = None, **kw: Any) -> httpx.Response:
+        sent = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.request(method, self.url + path, headers={**sent, **(headers or {})},
+                             timeout=60, **kw)
 
     def close(self) -> None:
         self.server.should_exit = True
@@ -357,3 +359,28 @@ def test_a_streamed_body_over_the_limit_is_413_on_every_route(svc: Service,
         "Accept": "application/json, text/event-stream"})
     assert answer.status_code == 413, answer.text
     assert answer.json() == {"error": "the request body is over 20000 bytes"}
+
+
+def test_mcp_keeps_the_tokens_rate_and_unknown_tokens_cannot_hammer_the_store(
+        schema_ready: Settings, embedder: Embedder) -> None:
+    s = Service(schema_ready, embedder, Limits(rate=1, burst=2, denied_rate=0.01,
+                                               denied_burst=3))
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}
+    accept = {"Accept": "application/json, text/event-stream"}
+    try:
+        codes = [s.call("POST", "/mcp/", s.token_a, json=init, headers=accept).status_code
+                 for _ in range(3)]
+        assert codes[:2] == [200, 200] and codes[2] == 429  # /mcp/ spends /v1's budget
+        # Tokens that are none: 401 (the SDK's own, on /mcp/) until the address has sent
+        # denied_burst of them, then 429 before any look-up, on every route.
+        bogus = "gm_" + "0" * 16 + "_" + "x" * 43
+        denied = [s.call("POST", "/v1/recall", bogus, json={"query": "x"}).status_code
+                  for _ in range(3)]
+        assert denied == [401, 401, 401]
+        assert s.call("POST", "/v1/recall", bogus, json={"query": "x"}).status_code == 429
+        late = s.call("POST", "/mcp/", bogus, json=init, headers=accept)
+        assert late.status_code == 429 and "Retry-After" in late.headers
+    finally:
+        s.close()
