@@ -8,6 +8,7 @@ noise falls on all of them alike."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import statistics
@@ -33,6 +34,8 @@ FRAMEWORKS = ("torch", "transformers", "sentence_transformers")
 OVER_FLOOR = {"recall": 0.5, "remember": 0.6}
 #: How long the warm-up round waits for the warm process it started to answer.
 WARM_WAIT = 120.0
+#: The MCP server's first memory_recall, in seconds after `initialize` answered.
+MCP_FIRST_RECALL = 1.5
 HELP_TARGET = 0.5
 #: What the scope holds: a few notes, as an agent's first day would.
 NOTES = ("The cache layer is Redis, one instance per region.",
@@ -61,6 +64,11 @@ class CliBench(BaseModel):
     scope_memories: int
     frameworks_imported: list[str]  # by a cold recall and remember, once the export exists
     calls: list[CallWall]
+    #: The MCP stdio server (`graphmem mcp`, started by the SDK's client as a host does):
+    #: seconds from its start to `initialize` answered, and from then to the first
+    #: memory_recall answered; medians over the runs.
+    mcp_initialize_s: float
+    mcp_first_recall_s: float
     met: bool  # every target held
 
 
@@ -136,6 +144,7 @@ def cli(mem: GraphMem, *, runs: int = 5) -> CliBench:
                         walls[name].append(took)
                 if not i:
                     _wait_for_warm(graphmem, warm)
+            mcp = [asyncio.run(_mcp_first_recall(cold)) for _ in range(runs)]
         finally:
             subprocess.run([*graphmem, "warm", "stop"], env=warm, capture_output=True,
                            timeout=60, check=False)
@@ -151,10 +160,33 @@ def cli(mem: GraphMem, *, runs: int = 5) -> CliBench:
                              spread_s=(round(min(times), 3), round(max(times), 3)),
                              over_floor_s=over, target=target))
     medians = {r.call: r.median_s for r in rows}
+    first_recall = round(statistics.median(r for _, r in mcp), 3)
     met = (not frameworks and medians["--help"] <= HELP_TARGET
-           and all(medians[c] - floor <= limit for c, limit in OVER_FLOOR.items()))
+           and all(medians[c] - floor <= limit for c, limit in OVER_FLOOR.items())
+           and first_recall <= MCP_FIRST_RECALL)
     return CliBench(cores=os.cpu_count() or 1, runs=runs, scope_memories=len(NOTES),
-                    frameworks_imported=frameworks, calls=rows, met=met)
+                    frameworks_imported=frameworks, calls=rows,
+                    mcp_initialize_s=round(statistics.median(i for i, _ in mcp), 3),
+                    mcp_first_recall_s=first_recall, met=met)
+
+
+async def _mcp_first_recall(env: dict[str, str]) -> tuple[float, float]:
+    """Start `graphmem mcp` over stdio with the MCP SDK's client, as an agent host does;
+    the seconds to `initialize` answered, and from then to the first memory_recall."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    server = StdioServerParameters(command=sys.executable, args=["-m", "graphmem", "mcp"],
+                                   env=env)
+    started = time.perf_counter()
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        ready = time.perf_counter()
+        answer = await client.call_tool("memory_recall", {"query": QUESTION})
+        done = time.perf_counter()
+        if answer.is_error:
+            raise RuntimeError(f"memory_recall failed: {answer.content}")
+    return ready - started, done - ready
 
 
 def _wait_for_warm(graphmem: list[str], env: dict[str, str]) -> None:

@@ -425,6 +425,9 @@ def cli(
                           "" if row.over_floor_s is None else f"+{row.over_floor_s:.3f}",
                           row.target)
         c.print(table)
+        c.print(f"MCP over stdio: initialize answered {result.mcp_initialize_s:.2f} s after "
+                f"start, the first memory_recall {result.mcp_first_recall_s:.2f} s after "
+                f"that (target <= {door.MCP_FIRST_RECALL} s)")
         c.print("model frameworks imported by a cold recall and remember: "
                 + (", ".join(result.frameworks_imported) or "none"))
         c.print("targets met" if result.met else "targets NOT met")
