@@ -39,8 +39,14 @@ def ensure_server(settings: Settings) -> None:
     uri = urlparse(settings.neo4j_uri)
     local = uri.hostname in ("127.0.0.1", "localhost") and (
         uri.port or 7687) == settings.server_bolt_port
-    if local and not listening(settings.server_bolt_port):
+    if not local:
+        return
+    if not listening(settings.server_bolt_port):
         LocalServer(settings).start(say)
+    elif not LocalServer(settings).status().running:
+        say(f"note: a Neo4j that `graphmem server start` did not start answers on "
+            f"{settings.neo4j_uri}; the demo writes there (NEO4J_URI and "
+            "GRAPHMEM_SERVER_BOLT_PORT choose another)")
 
 
 @handled

@@ -264,6 +264,10 @@ def neo4j_conf(settings: Settings) -> str:
         "server.default_advertised_address=127.0.0.1",
         f"server.bolt.listen_address=127.0.0.1:{bolt}",
         f"server.http.listen_address=127.0.0.1:{http}",
+        # What Browser's connect form offers: this server's Bolt port, not 7687, which
+        # may be another server's.
+        f"server.bolt.advertised_address=127.0.0.1:{bolt}",
+        f"server.http.advertised_address=127.0.0.1:{http}",
         "server.https.enabled=false",
         "dbms.security.auth_enabled=true",
         f"server.memory.heap.initial_size={settings.server_heap}",

@@ -96,7 +96,9 @@ def translate_errors(settings: Settings) -> Iterator[None]:
     except nx.AuthError as e:
         raise Neo4jUnavailable(
             f"Neo4j at {uri} refused the credentials of user {settings.neo4j_user!r}",
-            "check NEO4J_USER and NEO4J_PASSWORD",
+            "check NEO4J_USER and NEO4J_PASSWORD, and that this is the server you meant "
+            "(another may answer on that port: NEO4J_URI and GRAPHMEM_SERVER_BOLT_PORT "
+            "choose another)",
         ) from e
     except (nx.ServiceUnavailable, nx.SessionExpired, OSError) as e:
         raise Neo4jUnavailable(f"Neo4j is not reachable at {uri}", START_HINT) from e

@@ -8,10 +8,13 @@ import os
 import shutil
 from pathlib import Path
 
+import httpx
 import pytest
 
 from graphmem import browser
 from graphmem.api import GraphMem
+from graphmem.graph.server import LocalServer
+from graphmem.settings import load_settings
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(os.environ.get("GRAPHMEM_SHOTS", Path(__file__).resolve().parents[2] / ".shots"))
@@ -88,3 +91,14 @@ def test_browser_draws_an_exploration_query_in_graphmem_colours(
     assert nodes == 3
     assert "Procedural (1)" in overview and "Episodic (2)" in overview
     assert shot.stat().st_size > 20_000
+
+
+def test_the_local_servers_discovery_names_its_own_bolt_port() -> None:
+    # Browser's connect form takes the Bolt address from the server's discovery document;
+    # on other ports it offered 7687, which may be another server's.
+    settings = load_settings()
+    local = LocalServer(settings)
+    if not local.status().running:
+        pytest.skip("no server that `graphmem server start` started")
+    found = httpx.get(f"http://127.0.0.1:{settings.server_http_port}/", timeout=10).json()
+    assert found["bolt_direct"].endswith(f":{settings.server_bolt_port}"), found

@@ -428,6 +428,6 @@ def test_bench_cli_times_calls_against_the_floor(cli: CliRunner) -> None:
     assert set(walls) == {"floor", "--help", "recall", "remember", "recall (cold)",
                           "remember (cold)"}
     assert all(row["median_s"] > 0 for row in walls.values())
-    assert 0 < result["mcp_initialize_s"] and 0 < result["mcp_first_recall_s"]
+    assert result["mcp_initialize_s"] > 0 and result["mcp_first_recall_s"] > 0
     assert walls["recall"]["over_floor_s"] == pytest.approx(
         walls["recall"]["median_s"] - walls["floor"]["median_s"], abs=0.002)

@@ -102,6 +102,8 @@ def test_neo4j_conf_is_loopback_with_auth_and_sized_heap() -> None:
     conf = server.neo4j_conf(s)
     assert "server.bolt.listen_address=127.0.0.1:7688" in conf
     assert "server.http.listen_address=127.0.0.1:7475" in conf
+    # Browser's connect form offers the advertised Bolt address: this server's port.
+    assert "server.bolt.advertised_address=127.0.0.1:7688" in conf
     assert "dbms.security.auth_enabled=true" in conf
     assert "server.memory.heap.max_size=3g" in conf
     assert s.neo4j_password.get_secret_value() not in conf
