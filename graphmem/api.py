@@ -111,13 +111,16 @@ class GraphMem:
             self._reinforcer.flush()
 
     def close(self) -> None:
-        """Write pending reinforcement and release the connection pool."""
-        if self._reinforcer is not None:
-            reinforcer, self._reinforcer = self._reinforcer, None
-            reinforcer.close()
-        if self._owns_store and self._store is not None:
-            self._store.close()
-            self._store = None
+        """Write pending reinforcement and release the connection pool (also when the
+        write fails, which then raises)."""
+        try:
+            if self._reinforcer is not None:
+                reinforcer, self._reinforcer = self._reinforcer, None
+                reinforcer.close()
+        finally:
+            if self._owns_store and self._store is not None:
+                self._store.close()
+                self._store = None
 
     def init(self) -> list[IndexInfo]:
         """Install the schema (idempotent), give each big scope its own indexes, and return

@@ -80,7 +80,8 @@ def serve(
     """Serve the memory over HTTP to every agent holding a token: JSON endpoints under
     /v1 (remember, recall, update, forget, feedback, entities, session, context),
     /healthz, /readyz, OpenAPI docs at /docs, and MCP (streamable HTTP) at /mcp/.
-    SIGTERM finishes the requests in flight, writes pending reinforcement, and exits 0."""
+    SIGTERM finishes the requests in flight, writes pending reinforcement, and exits 0
+    (2, with one line, when Neo4j is unreachable then and the reinforcement is lost)."""
     from graphmem.service import http
     from graphmem.service.app import Limits, create_app
 
@@ -97,3 +98,5 @@ def serve(
     signal.signal(signal.SIGTERM, lambda signum, frame: None)
     app = create_app(mem, limits, public_url=public_url or f"http://{host}:{port}")
     http.run(app, host, port)  # the app closes `mem` as it stops
+    if app.state.unwritten:  # logged as it stopped; Neo4j was unreachable
+        raise typer.Exit(2)

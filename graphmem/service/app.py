@@ -189,17 +189,22 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     mcp_app = tools.streamable_http_app(streamable_http_path="/", host="0.0.0.0")
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> Any:
+    async def lifespan(app: FastAPI) -> Any:
         # The model loads, and recall's queries are planned, before the first request.
         await run_in_threadpool(mem.embedder.warm)
         await run_in_threadpool(_plan_ahead, mem)
         async with tools.session_manager.run():
             yield
-        mem.close()
+        try:
+            await run_in_threadpool(mem.close)
+        except GraphmemError as e:  # said once, and `serve` exits 2: nothing else to do
+            app.state.unwritten = f"pending reinforcement not written: {e.one_line()}"
+            _log.error("%s", app.state.unwritten)
 
     app = FastAPI(title="graphmem", version="0.1.0", lifespan=lifespan,
                   description="Associative long-term memory for agents, on Neo4j.")
     app.state.mem, app.state.limits, app.state.buckets = mem, limits, buckets
+    app.state.unwritten = None  # what shutting down could not write, if anything
     app.state.denied = _Buckets(limits.denied_rate, limits.denied_burst)
     app.mount("/mcp", mcp_app)
     app.add_middleware(_McpGate)

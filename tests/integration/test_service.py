@@ -4,6 +4,7 @@ answer 413 and 429, errors are one JSON line, and SIGTERM stops the service clea
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -384,3 +385,90 @@ def test_mcp_keeps_the_tokens_rate_and_unknown_tokens_cannot_hammer_the_store(
         assert late.status_code == 429 and "Retry-After" in late.headers
     finally:
         s.close()
+
+
+class _Relay:
+    """A TCP relay from a local port to Neo4j's, that can be cut: Neo4j unreachable for
+    one process while the suite's server stays up."""
+
+    def __init__(self, target_port: int) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.target = target_port
+        self.links: list[socket.socket] = []
+        self.open = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.open:  # a listener closed under accept() may still take one
+                client.close()
+                continue
+            server = socket.create_connection(("127.0.0.1", self.target))
+            self.links += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+
+    def cut(self) -> None:
+        self.open = False
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        for s in self.links:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+
+
+def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
+        schema_ready: Settings) -> None:
+    relay = _Relay(int(schema_ready.neo4j_uri.rsplit(":", 1)[1]))
+    port = _free_port()
+    scope = f"test:svc-{uuid.uuid4().hex[:10]}"
+    with GraphMem(schema_ready) as mem:
+        token = mem.token_create(name="relay", scopes=[scope]).token
+        mem.remember("The cache layer is Redis", scope=scope)
+    env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{relay.port}",
+           "GRAPHMEM_CONNECT_TIMEOUT": "1",
+           "NEO4J_PASSWORD": schema_ready.neo4j_password.get_secret_value()}
+    proc = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        found = httpx.post(f"http://127.0.0.1:{port}/v1/recall", timeout=60,
+                           headers={"Authorization": f"Bearer {token}"},
+                           json={"query": "which cache?"})
+        assert found.status_code == 200 and found.json()["hits"]
+        relay.cut()  # its reinforcement is pending (written every 0.5 s at the earliest)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        text = err.decode()
+        assert proc.returncode == 2, text
+        assert "pending reinforcement not written" in text
+        assert "Traceback" not in text and "Application shutdown failed" not in text
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        relay.cut()
+        with GraphMem(schema_ready) as mem:
+            mem.drop_scope(scope)
+            for t in mem.tokens():
+                if t.name == "relay" and not t.revoked_at:
+                    mem.token_revoke(t.id)
