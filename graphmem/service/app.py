@@ -24,7 +24,7 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -100,6 +100,35 @@ class _Buckets:
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
     scope: str | None = None
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _whole_unicode(cls, value: Any) -> Any:
+        # JSON's \ud800 escapes carry lone surrogates, which no store can encode (they
+        # reached the driver and failed as 500s).
+        if (where := _surrogate(value)) is not None:
+            raise ValueError(f"holds a lone surrogate{where}, which is not Unicode text")
+        return value
+
+
+def _surrogate(value: Any, where: str = "") -> str | None:
+    """Where in `value` (a JSON value) a string holds a lone surrogate ("" for the value
+    itself, " at <key>…" inside it), or None."""
+    if isinstance(value, str):
+        return where if any("\ud800" <= c <= "\udfff" for c in value) else None
+    if isinstance(value, list):
+        items: Any = enumerate(value)
+    elif isinstance(value, dict):
+        items = value.items()
+    else:
+        return None
+    for key, item in items:
+        if (found := _surrogate(key, where) if isinstance(key, str) else None) is not None:
+            return found
+        if (found := _surrogate(item, f"{where}.{key}" if where else f" at {key}")) \
+                is not None:
+            return found
+    return None
 
 
 class RememberBody(_Body):

@@ -5,6 +5,7 @@ answer 413 and 429, errors are one JSON line, and SIGTERM stops the service clea
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -472,3 +473,19 @@ def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
             for t in mem.tokens():
                 if t.name == "relay" and not t.revoked_at:
                     mem.token_revoke(t.id)
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/v1/remember", {"text": "a note about the cache", "session": "s\ud800"}),
+    ("/v1/remember", {"text": "a note about the \udfff cache"}),
+    ("/v1/forget", {"id": "m-\ud800"}),
+    ("/v1/feedback", {"id": "m-\udc00", "used": True}),
+    ("/v1/recall", {"query": "which cache?", "options": {"filters": {"k": ["\ud83d"]}}}),
+], ids=["session", "text", "forget-id", "feedback-id", "filter"])
+def test_a_lone_surrogate_anywhere_is_a_400_naming_the_field(svc: Service, path: str,
+                                                             body: dict) -> None:
+    raw = json.dumps(body).encode()  # JSON escapes carry the lone surrogate
+    answer = httpx.post(svc.url + path, content=raw, timeout=60, headers={
+        "Authorization": f"Bearer {svc.token_a}", "Content-Type": "application/json"})
+    assert answer.status_code == 400, answer.text
+    assert "surrogate" in answer.json()["error"] and "field '" in answer.json()["error"]
