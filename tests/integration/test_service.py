@@ -489,3 +489,26 @@ def test_a_lone_surrogate_anywhere_is_a_400_naming_the_field(svc: Service, path:
         "Authorization": f"Bearer {svc.token_a}", "Content-Type": "application/json"})
     assert answer.status_code == 400, answer.text
     assert "surrogate" in answer.json()["error"] and "field '" in answer.json()["error"]
+
+
+def test_an_mcp_session_belongs_to_the_token_that_opened_it(svc: Service) -> None:
+    # The SDK keeps its sessions to the token that opened them (checked here, since one
+    # table holds every token's sessions): another token naming one gets a 404.
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}
+    accept = {"Accept": "application/json, text/event-stream"}
+    opened = svc.call("POST", "/mcp/", svc.token_a, json=init, headers=accept)
+    assert opened.status_code == 200, opened.text
+    session = opened.headers["mcp-session-id"]
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    theirs = svc.call("POST", "/mcp/", svc.token_b, json=ping,
+                      headers={**accept, "mcp-session-id": session})
+    assert theirs.status_code == 404, theirs.text
+    listen = svc.call("GET", "/mcp/", svc.token_b,
+                      headers={**accept, "mcp-session-id": session})
+    assert listen.status_code == 404
+    ours = svc.call("POST", "/mcp/", svc.token_a, json=ping,
+                    headers={**accept, "mcp-session-id": session,
+                             "mcp-protocol-version": "2025-06-18"})
+    assert ours.status_code == 200, ours.text
