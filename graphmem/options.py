@@ -193,6 +193,9 @@ class RecallOptions(BaseModel):
                 del out[name]
         for group, knobs in groups.items():
             given = out.get(group, {})
+            if not isinstance(given, dict | BaseModel):
+                raise ValueError(f"{group} is a group of options (an object), "
+                                 f"got {type(given).__name__}")
             base = given.model_dump(exclude_unset=True) if isinstance(given, BaseModel) \
                 else dict(given)
             out[group] = {**base, **knobs}

@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,6 +28,7 @@ from graphmem.api import GraphMem
 from graphmem.errors import InputError, NotFoundError
 from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
+from graphmem.options import SHORT_NAMES, STORE_KNOBS, RecallOptions, store_knobs
 from graphmem.settings import Settings
 
 SCALE = float(os.environ.get("GRAPHMEM_HARDENING_SCALE", "1"))
@@ -412,3 +414,51 @@ def test_generated_mcp_arguments_end_in_a_result_or_a_tool_error(mem: GraphMem, 
     except Exception:
         hardening.found["tracebacks"] += 1
         raise
+
+
+@pytest.fixture(scope="module")
+def service(schema_ready: Settings, embedder) -> Iterator[Any]:
+    """The HTTP service in this process, with a writer's and a reader's token on one
+    scope of the topics (test_service.Service)."""
+    from test_service import Service
+
+    from graphmem.service.app import Limits
+
+    s = Service(schema_ready, embedder, Limits(rate=10_000, burst=10_000))
+    s.mem.remember(TOPICS, scope=s.a)
+    yield s
+    s.close()
+
+
+OPTION_VALUES = st.one_of(
+    st.integers(-10**30, 10**30), st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(), st.none(), st.text(max_size=4),
+    st.lists(st.integers(-3, 3), max_size=2), st.dictionaries(
+        st.sampled_from([*sorted(STORE_KNOBS), "use_weight", "bogus"]),
+        st.one_of(st.floats(-1e300, 1e300), st.integers(-10**12, 10**12)), max_size=2))
+OPTION_NAMES = st.sampled_from([*sorted(SHORT_NAMES), "feedback", "fusion", "layers",
+                                "top_k", "hops", "mode", "bogus"])
+
+
+@budget(60)
+@given(options=st.dictionaries(OPTION_NAMES, OPTION_VALUES, max_size=4),
+       reader=st.booleans())
+def test_generated_recall_options_answer_in_one_line_and_never_write_for_a_reader(
+        service, options, reader, hardening) -> None:
+    hardening.inputs += 1
+    token = service.reader if reader else service.token_a
+    answer = service.call("POST", "/v1/recall", token,
+                          json={"query": "billing retries", "options": options})
+    known = all(RecallOptions.accepts(k) and k != "decay" for k in options)
+    writes = bool(store_knobs(options))
+    if answer.status_code >= 500:
+        hardening.found["tracebacks"] += 1
+    assert answer.status_code in (200, 400, 403), (options, answer.text)
+    if answer.status_code != 200:
+        assert set(answer.json()) == {"error"} and "\n" not in answer.json()["error"]
+    if reader and known and writes:
+        # What a recall stores is not a reader's to tune, whatever the values.
+        hardening.found["cross-scope writes"] += answer.status_code != 403
+        assert answer.status_code == 403, (options, answer.text)
+    if not known:
+        assert answer.status_code == 400, (options, answer.text)

@@ -41,3 +41,18 @@ def test_a_bad_option_is_one_error_naming_it(given, field) -> None:
         parse(RecallOptions, given)
     assert field in (e.value.field or "") and "\n" not in str(e.value)
     assert not RecallOptions.accepts("no_such_knob")
+
+
+def test_a_knob_beside_a_group_that_is_no_object_is_an_error_naming_the_group() -> None:
+    # Found by the hardening suite: {"use_weight": 0, "feedback": null} was a 500.
+    with pytest.raises(InputError, match="feedback is a group of options"):
+        parse(RecallOptions, {"use_weight": 0, "feedback": None})
+
+
+@pytest.mark.parametrize("values", [
+    {"direct_boost": 1e308}, {"promote_accesses": 10**12}, {"hub_limit": 10**30},
+    {"rrf_k": 10**9}, {"association": float("inf")}, {"turn_weight": float("nan")},
+    {"link_tau_days": 0}, {"seeds": 10**6}])
+def test_every_numeric_option_is_bounded_and_finite(values: dict) -> None:
+    with pytest.raises(InputError):
+        parse(RecallOptions, values)
