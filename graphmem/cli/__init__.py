@@ -388,8 +388,11 @@ def exit_on_sigterm() -> None:
 def run(argv: list[str] | None = None) -> int:
     """Run the command `argv` (default: this process's arguments); its exit code."""
     # The driver logs retries as warnings; the CLI reports failures itself, in one line.
-    logging.getLogger("neo4j").addHandler(logging.NullHandler())
-    logging.getLogger("neo4j").propagate = False
+    # (Once per process: the warm process runs many commands.)
+    driver_log = logging.getLogger("neo4j")
+    if not driver_log.handlers:
+        driver_log.addHandler(logging.NullHandler())
+    driver_log.propagate = False
     # Typer's own errors (a missing argument, an unknown flag) follow graphmem's rule too:
     # one line on stderr naming what is wrong, exit 1 (2 is kept for an unusable Neo4j).
     try:
