@@ -10,6 +10,7 @@ error the agent can read, never as a crash.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import threading
 import uuid
@@ -19,6 +20,7 @@ from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from graphmem.api import GraphMem
@@ -27,6 +29,7 @@ from graphmem.types import MAX_QUERY_CHARS, MemoryOut
 from graphmem.vocabulary import KINDS
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 INSTRUCTIONS = """\
 graphmem is your long-term memory. Call memory_context once at the start for what you
@@ -67,14 +70,48 @@ class Access(NamedTuple):
     session: str
 
 
+#: Each tool's title and its hints to a host (read-only, destructive, idempotent), so a
+#: host can run recall without asking and warn before a hard forget. Recall counts as a
+#: read: what it writes is the memory's own use (reinforcement), not the agent's content.
+TOOLS: dict[str, tuple[str, bool, bool, bool]] = {
+    "memory_store": ("Remember", False, False, False),
+    "memory_recall": ("Recall", True, False, True),
+    "memory_update": ("Correct a memory", False, False, True),
+    "memory_forget": ("Forget", False, True, True),
+    "memory_consolidate": ("Consolidate", False, False, False),
+    "memory_feedback": ("Say whether a memory helped", False, False, False),
+    "memory_context": ("What you know, in brief", True, False, True),
+    "memory_session": ("A conversation's last turns", True, False, True),
+    "memory_entities": ("What your memories name", True, False, True),
+    "memory_links": ("Why a memory is connected", True, False, True),
+}
+
+
 def build(mem: GraphMem, session: str | None = None, *,
           access: Callable[[], Access] | None = None, **server_options: Any) -> MCPServer:
     """An MCP server whose tools act on `mem`'s scope, or on the scope `access` gives for
     each call (the service's, from the caller's token). What the agent stores without
     naming a session joins `session` (default: the configured one, else one of this
     connection's own), in order of arrival, so its conversation gets its order."""
+    from importlib import metadata
+
     server = MCPServer(name="graphmem", instructions=INSTRUCTIONS,
+                       version=metadata.version("graphmem"),
                        description="Associative long-term memory", **server_options)
+
+    def tool(name: str) -> Callable[[F], F]:
+        """Register a tool under `name` with its title and hints (TOOLS), and its
+        docstring as a description without the source's indentation."""
+        title, read_only, destructive, idempotent = TOOLS[name]
+
+        def register(fn: F) -> F:
+            return server.tool(
+                name=name, title=title, description=inspect.cleandoc(fn.__doc__ or ""),
+                annotations=ToolAnnotations(
+                    title=title, read_only_hint=read_only, destructive_hint=destructive,
+                    idempotent_hint=idempotent, open_world_hint=False))(fn)
+
+        return register
     fixed = Access(mem.settings.scope, True,
                    session or mem.settings.session or connection_session(mem.now()))
     here = access or (lambda: fixed)
@@ -85,7 +122,7 @@ def build(mem: GraphMem, session: str | None = None, *,
             raise ToolError("this token may only read")
         return where
 
-    @server.tool(name="memory_store")
+    @tool("memory_store")
     def memory_store(
         text: Annotated[str, Field(description="One self-contained statement to remember.")],
         kind: Annotated[Kind, Field(description="episodic (an event), semantic (a fact), "
@@ -115,7 +152,7 @@ def build(mem: GraphMem, session: str | None = None, *,
                                             session=where.session))
         return report.model_dump(mode="json")
 
-    @server.tool(name="memory_recall")
+    @tool("memory_recall")
     def memory_recall(
         query: Annotated[str, Field(max_length=MAX_QUERY_CHARS,
                                     description="What you want to know, in plain words.")],
@@ -138,7 +175,7 @@ def build(mem: GraphMem, session: str | None = None, *,
                                           since=since, until=until))
         return result.model_dump(mode="json")
 
-    @server.tool(name="memory_update")
+    @tool("memory_update")
     def memory_update(
         memory_id: Annotated[str, Field(description="The memory's id.")],
         text: Annotated[str | None, Field(description="The corrected text.")] = None,
@@ -151,7 +188,7 @@ def build(mem: GraphMem, session: str | None = None, *,
                                           importance=importance, tags=tags))
         return report.model_dump(mode="json")
 
-    @server.tool(name="memory_forget")
+    @tool("memory_forget")
     def memory_forget(
         memory_id: Annotated[str, Field(description="The memory's id.")],
         hard: Annotated[bool, Field(description="Delete for good (only a tombstone "
@@ -162,14 +199,14 @@ def build(mem: GraphMem, session: str | None = None, *,
         return _call(lambda: mem.forget(memory_id, hard=hard, scope=where.scope)
                      ).model_dump(mode="json")
 
-    @server.tool(name="memory_consolidate")
+    @tool("memory_consolidate")
     def memory_consolidate() -> dict[str, Any]:
         """Sum up groups of related episodic memories into semantic ones; returns how many
         were created and confirmed, who wrote the summaries, and any warning."""
         where = writing()
         return _call(lambda: mem.consolidate(scope=where.scope)).model_dump(mode="json")
 
-    @server.tool(name="memory_feedback")
+    @tool("memory_feedback")
     def memory_feedback(
         memory_id: Annotated[str, Field(description="A memory you were given.")],
         used: Annotated[bool, Field(description="True if it helped your answer.")],
@@ -180,7 +217,7 @@ def build(mem: GraphMem, session: str | None = None, *,
         return _call(lambda: mem.feedback(memory_id, used=used, scope=where.scope)
                      ).model_dump(mode="json")
 
-    @server.tool(name="memory_context")
+    @tool("memory_context")
     def memory_context(
         max_tokens: Annotated[int, Field(ge=100, le=4000,
                                          description="Budget of the block.")] = 600,
@@ -189,7 +226,7 @@ def build(mem: GraphMem, session: str | None = None, *,
         read at the start of a task."""
         return _call(lambda: mem.context(scope=here().scope, max_tokens=max_tokens)).text
 
-    @server.tool(name="memory_session")
+    @tool("memory_session")
     def memory_session(
         session: Annotated[str | None, Field(
             description="The conversation or run (default: this connection's).")] = None,
@@ -201,7 +238,7 @@ def build(mem: GraphMem, session: str | None = None, *,
                                                 last=last))
         return [_brief(m) for m in turns]
 
-    @server.tool(name="memory_entities")
+    @tool("memory_entities")
     def memory_entities(
         limit: Annotated[int, Field(ge=1, le=200, description="How many.")] = 30,
     ) -> list[dict[str, Any]]:
@@ -210,7 +247,7 @@ def build(mem: GraphMem, session: str | None = None, *,
         return [e.model_dump(mode="json")
                 for e in _call(lambda: mem.entities(scope=here().scope, limit=limit))]
 
-    @server.tool(name="memory_links")
+    @tool("memory_links")
     def memory_links(
         memory_id: Annotated[str, Field(description="A memory you were given.")],
     ) -> list[dict[str, Any]]:

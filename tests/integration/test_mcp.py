@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from importlib import metadata
 
 import anyio
 from mcp import ClientSession
@@ -158,3 +159,21 @@ def test_http_refuses_an_address_beyond_this_machine(mem: GraphMem) -> None:
                           timeout=120)
     assert done.returncode == 1
     assert "listens on 127.0.0.1" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_tool_tells_a_host_what_it_does(mem: GraphMem) -> None:
+    # Hosts auto-approve read-only tools and warn before destructive ones; an empty
+    # version and docstring indentation were what the official inspector showed.
+    async def session() -> None:
+        async with stdio_client(_server(mem)) as (read, write), \
+                ClientSession(read, write) as client:
+            started = await client.initialize()
+            assert started.server_info.version == metadata.version("graphmem")
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert all(t.annotations is not None and t.title for t in tools.values())
+            assert tools["memory_recall"].annotations.read_only_hint is True
+            assert tools["memory_forget"].annotations.destructive_hint is True
+            assert tools["memory_store"].annotations.read_only_hint is False
+            assert not [n for n, t in tools.items() if "\n    " in (t.description or "")]
+
+    anyio.run(session)
