@@ -306,6 +306,11 @@ class GraphMem:
         """
         return find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
 
+    def check(self, ids: Sequence[str], *, scope: str | None = None) -> None:
+        """Raise NotFoundError naming the first of `ids` that is no memory of the scope
+        (a hard-forgotten one as such, with when and by whom)."""
+        edits.check(self._db, list(ids), self._scope(scope))
+
     def recent(self, scope: str | None = None, *, layers: Sequence[str] = (),
                order: str | None = None, offset: int = 0,
                limit: int = 100) -> list[MemoryOut]:

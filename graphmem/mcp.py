@@ -55,6 +55,12 @@ def _call(fn: Callable[[], T]) -> T:
         raise ToolError(e.one_line()) from None
 
 
+def _known(mem: GraphMem, ids: list[str], scope: str) -> None:
+    """A tool error naming the ids that are no memory of `scope` (a forgotten one as
+    such), instead of an empty answer."""
+    _call(lambda: mem.check(ids, scope=scope))
+
+
 def connection_session(now: datetime) -> str:
     """The session a connection's memories join when the agent names none: one per
     server process, which serves one client (stdio)."""
@@ -84,6 +90,7 @@ TOOLS: dict[str, tuple[str, bool, bool, bool]] = {
     "memory_session": ("A conversation's last turns", True, False, True),
     "memory_entities": ("What your memories name", True, False, True),
     "memory_links": ("Why a memory is connected", True, False, True),
+    "memory_get": ("Read memories by id", True, False, True),
 }
 
 
@@ -253,8 +260,23 @@ def build(mem: GraphMem, session: str | None = None, *,
     ) -> list[dict[str, Any]]:
         """Why a memory is connected: its edges to other memories (associations,
         conversation order, versions), the entities it names and its sessions."""
+        scope = here().scope
+        _known(mem, [memory_id], scope)
         return [link.model_dump(mode="json")
-                for link in _call(lambda: mem.links([memory_id], scope=here().scope))]
+                for link in _call(lambda: mem.links([memory_id], scope=scope))]
+
+    @tool("memory_get")
+    def memory_get(
+        memory_ids: Annotated[list[str], Field(min_length=1, max_length=100, description=(
+            "Ids of memories you were given (by recall, or a forget that archived)."))],
+    ) -> list[dict[str, Any]]:
+        """Read memories by id, archived ones too: their text, kind, sessions, entities
+        and when they were written."""
+        scope = here().scope
+        _known(mem, memory_ids, scope)
+        return [m.model_dump(mode="json")
+                for m in _call(lambda: mem.get(memory_ids, scope=scope,
+                                               limit=len(memory_ids)))]
 
     return server
 

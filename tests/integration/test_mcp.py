@@ -177,3 +177,23 @@ def test_every_tool_tells_a_host_what_it_does(mem: GraphMem) -> None:
             assert not [n for n, t in tools.items() if "\n    " in (t.description or "")]
 
     anyio.run(session)
+
+
+def test_a_memory_is_read_by_id_and_an_unknown_id_is_an_error(mem: GraphMem) -> None:
+    kept = mem.remember("The deploy window is Tuesday 14:00-16:00 UTC").outcomes[0].id
+    archived = mem.remember("The old deploy window was Monday mornings").outcomes[0].id
+    mem.forget(archived)  # soft: still found by id
+
+    async def session() -> None:
+        async with stdio_client(_server(mem)) as (read, write), \
+                ClientSession(read, write) as client:
+            await client.initialize()
+            got = await client.call_tool("memory_get", {"memory_ids": [kept, archived]})
+            assert not got.is_error, got.content
+            assert {json.loads(c.text)["id"] for c in got.content} == {kept, archived}
+            for tool, args in (("memory_get", {"memory_ids": [kept, "m-nope"]}),
+                               ("memory_links", {"memory_id": "m-nope"})):
+                missing = await client.call_tool(tool, args)
+                assert missing.is_error and "m-nope" in missing.content[0].text
+
+    anyio.run(session)
