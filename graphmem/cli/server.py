@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from graphmem.cli.output import JsonOpt, emit, handled, say
+from graphmem.errors import GraphmemError
 
 if TYPE_CHECKING:
     from graphmem.graph.server import LocalServer, ServerStatus
@@ -56,7 +57,10 @@ def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
             took = mem.plan_ahead()
             say(f"recall's queries planned in {took:.0f} ms" if took is not None else
                 "recall's queries will be planned by the first recall (no schema yet: init)")
-        mem.warm_embedder(say)
+        try:
+            mem.warm_embedder(say)
+        except GraphmemError as e:  # the server runs; the first call will say it again
+            say(f"the embedder is not ready: {e.one_line()}")
     emit(status, as_json, _render(status))
 
 
