@@ -47,8 +47,16 @@ class Tokens:
 
     def __call__(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """input_ids, attention_mask and token_type_ids of `texts`, (n, longest) int64."""
-        encoded = self.tokenizer.encode_batch(list(texts)) if len(texts) > 1 else \
+        return self.padded(self.encode(texts))
+
+    def encode(self, texts: Sequence[str]) -> list[Any]:
+        """The tokenizer's encodings of `texts`."""
+        return self.tokenizer.encode_batch(list(texts)) if len(texts) > 1 else \
             [self.tokenizer.encode(texts[0])]
+
+    @staticmethod
+    def padded(encoded: Sequence[Any]) -> dict[str, np.ndarray]:
+        """Encodings as the model's inputs, padded to the longest, (n, longest) int64."""
         width = max(len(e.ids) for e in encoded)
         out = {name: np.zeros((len(encoded), width), dtype=np.int64)
                for name in ("input_ids", "attention_mask", "token_type_ids")}
@@ -58,10 +66,6 @@ class Tokens:
             out["attention_mask"][row, :n] = e.attention_mask
             out["token_type_ids"][row, :n] = e.type_ids
         return out
-
-    def lengths(self, texts: Sequence[str]) -> list[int]:
-        """How many tokens each text becomes (after truncation)."""
-        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
 
 
 def session(path: Path, threads: int) -> Any:
@@ -103,11 +107,13 @@ class OnnxModel:
         with self._lock:
             if self._batch_session is None:
                 self._batch_session = session(self.path, BATCH_THREADS)
-        order = np.argsort(self.tokens.lengths(texts), kind="stable")
+        encoded = self.tokens.encode(texts)  # once: sorted by length, then padded
+        order = np.argsort([len(e.ids) for e in encoded], kind="stable")
         out: np.ndarray | None = None
         for start in range(0, len(texts), batch_size):
             rows = order[start:start + batch_size]
-            vectors = self._run(self._batch_session, self.tokens([texts[i] for i in rows]))
+            vectors = self._run(self._batch_session,
+                                self.tokens.padded([encoded[i] for i in rows]))
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             out[rows] = vectors
