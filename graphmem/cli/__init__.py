@@ -170,6 +170,9 @@ def remember(
         "added_by": added_by, "kind": kind, "visibility": visibility, "session": session,
         "signal_gate": not no_signal_gate, "allow_forgotten": allow_forgotten}
     if text is None:
+        if file is None and sys.stdin.isatty():  # else it would wait, saying nothing
+            raise InputError("give --text, a file, or records on stdin (a pipe)",
+                             field="--text")
         if file is None or str(file) == "-":
             source, data = "<stdin>", sys.stdin.read()
         else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import pty
 import subprocess
 import sys
 
@@ -431,3 +432,18 @@ def test_bench_cli_times_calls_against_the_floor(cli: CliRunner) -> None:
     assert result["mcp_initialize_s"] > 0 and result["mcp_first_recall_s"] > 0
     assert walls["recall"]["over_floor_s"] == pytest.approx(
         walls["recall"]["median_s"] - walls["floor"]["median_s"], abs=0.002)
+
+
+def test_remember_on_a_terminal_with_nothing_to_read_says_so(mem: GraphMem) -> None:
+    # It waited on the terminal's stdin with no prompt; `-` still reads a terminal.
+    primary, secondary = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "graphmem", "remember"],
+                              stdin=secondary, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "NEO4J_URI": mem.settings.neo4j_uri})
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("error: field '--text': give --text, a file, or records "
+                                   "on stdin (a pipe)")
