@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
+from graphmem import handoff
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import maintain as maintain_cmd
@@ -380,6 +381,17 @@ def mcp_cmd(
         raise InputError(f"unknown transport {transport!r} (stdio or http)",
                          field="--transport")
     mcp.serve(open_memory(scope, embeds=True), transport, host=host, port=port)
+
+
+@warm_cmd.app.command("serve")
+def warm_serve(
+    socket_path: Annotated[Path | None, typer.Option(
+        "--socket", help="Where to listen (default: this graphmem's socket).")] = None,
+    idle: Annotated[float, typer.Option(
+        help="Exit after this many seconds without a call.")] = handoff.IDLE_SECONDS,
+) -> None:
+    """Answer handed-off calls until idle (started by the first call, in the background)."""
+    warm_cmd.serve(socket_path, idle, run)
 
 
 def exit_on_sigterm() -> None:

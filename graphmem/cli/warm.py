@@ -15,8 +15,9 @@ import socket
 import struct
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
@@ -28,14 +29,13 @@ app = typer.Typer(help="The warm process that answers recall, context, get and r
                   no_args_is_help=True, rich_markup_mode="markdown")
 
 
-@app.command("serve")
-def serve(
-    socket_path: Annotated[Path | None, typer.Option(
-        "--socket", help="Where to listen (default: this graphmem's socket).")] = None,
-    idle: Annotated[float, typer.Option(
-        help="Exit after this many seconds without a call.")] = handoff.IDLE_SECONDS,
-) -> None:
-    """Answer handed-off calls until idle (started by the first call, in the background)."""
+#: Runs one command's arguments here and returns its exit code (`graphmem.cli.run`).
+Runner = Callable[[list[str]], int]
+
+
+def serve(socket_path: Path | None, idle: float, run: Runner) -> None:
+    """Answer handed-off calls with `run` until idle (`graphmem warm serve`, which
+    `graphmem.cli` declares: the command runner lives there)."""
     path = socket_path or handoff.socket_path()
     if path is None:
         raise typer.Exit(1)  # no private folder: calls keep running on their own
@@ -62,7 +62,7 @@ def serve(
             except TimeoutError:
                 return
             with conn:
-                if not _answer(conn, state):
+                if not _answer(conn, state, run):
                     return
     finally:
         listener.close()
@@ -83,7 +83,7 @@ def _warm_up() -> None:
         embed.from_settings(load_settings()).warm()
 
 
-def _answer(conn: socket.socket, state: dict[str, Any]) -> bool:
+def _answer(conn: socket.socket, state: dict[str, Any], run: Runner) -> bool:
     """Read one request and answer it; False when asked to stop."""
     creds = getattr(socket, "SO_PEERCRED", None)
     if creds is not None:
@@ -104,7 +104,7 @@ def _answer(conn: socket.socket, state: dict[str, Any]) -> bool:
         _send(conn, state)
         return True
     state["calls"] += 1
-    _send(conn, run_call(request["argv"], request["env"], request["cwd"],
+    _send(conn, run_call(run, request["argv"], request["env"], request["cwd"],
                          int(request.get("columns") or 0)))
     return True
 
@@ -114,11 +114,10 @@ def _send(conn: socket.socket, answer: dict[str, Any]) -> None:
         conn.sendall(json.dumps(answer).encode())
 
 
-def run_call(argv: list[str], env: dict[str, str], cwd: str, columns: int) -> dict[str, Any]:
+def run_call(run: Runner, argv: list[str], env: dict[str, str], cwd: str,
+             columns: int) -> dict[str, Any]:
     """Run `graphmem ARGV` here as the caller would have run it; its stdout, stderr and
     exit code."""
-    from graphmem.cli import run
-
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     out, err = io.StringIO(), io.StringIO()
     try:

@@ -185,6 +185,16 @@ def test_a_token_over_its_rate_waits(schema_ready: Settings, embedder: Embedder)
         s.close()
 
 
+def _wait_until_up(port: int) -> None:
+    """Wait until a `graphmem serve` on `port` answers /healthz (a minute at most)."""
+    for _ in range(600):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+
+
 def test_serve_stops_on_sigterm_and_exits_0(schema_ready: Settings) -> None:
     port = _free_port()
     env = {**os.environ, "NEO4J_URI": schema_ready.neo4j_uri,
@@ -192,12 +202,7 @@ def test_serve_stops_on_sigterm_and_exits_0(schema_ready: Settings) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        _wait_until_up(port)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err.decode()
@@ -447,12 +452,7 @@ def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
     proc = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        for _ in range(600):
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        _wait_until_up(port)
         found = httpx.post(f"http://127.0.0.1:{port}/v1/recall", timeout=60,
                            headers={"Authorization": f"Bearer {token}"},
                            json={"query": "which cache?"})
