@@ -98,6 +98,19 @@ def matches(value: Any, wanted: Any) -> bool:
     return bool(value == wanted)
 
 
+def field(value: dict[str, Any], key: str) -> Any:
+    """A filter key's field of a value: the key itself, else its dotted path
+    (`user.name`), as LangGraph's SQL stores read it; None when there is none."""
+    if key in value:
+        return value[key]
+    node: Any = value
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
 def _operator(value: Any, op: str, arg: Any) -> bool:
     if op == "$eq":
         return bool(value == arg)
@@ -252,7 +265,7 @@ class GraphMemStore(BaseStore):
         want = op.offset + op.limit
 
         def wanted(item: SearchItem) -> bool:
-            return all(matches(item.value.get(k), v) for k, v in (op.filter or {}).items())
+            return all(matches(field(item.value, k), v) for k, v in (op.filter or {}).items())
 
         if not op.query:
             return self._newest(top, scopes, op, wanted)
