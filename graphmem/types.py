@@ -199,12 +199,17 @@ class MemoryIn(BaseModel):
         """`links` with bare ids turned into LinkIn (default weight)."""
         return [v if isinstance(v, LinkIn) else LinkIn(id=v) for v in self.links]
 
-    def strings(self) -> list[str]:
-        """Every string this record carries (ids, text, names, tags, metadata keys and
-        values): what the secret scanner reads."""
-        out = [s for s in (self.id, self.text, self.scope, self.added_by, self.session,
+    def names(self) -> list[str]:
+        """The names this record carries (its id, scope, author, session, the ids it
+        supersedes and links): read for known credentials only, since ids look random."""
+        out = [s for s in (self.id, self.scope, self.added_by, self.session,
                            self.supersedes) if s]
-        out += self.tags + [link.id for link in self.link_list()]
+        return out + [link.id for link in self.link_list()]
+
+    def strings(self) -> list[str]:
+        """Every string of this record's content (text, tags, metadata keys and values):
+        what the whole secret scanner reads."""
+        out = [self.text, *self.tags]
         for key, value in self.metadata.items():
             out.append(key)
             values = value if isinstance(value, list) else [value]

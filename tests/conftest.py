@@ -122,7 +122,7 @@ class HardeningCounts:
              "secrets stored", "secrets echoed", "residue after hard forget",
              "user memories lost", "private in public", "forgotten text back",
              "live twins refused", "versions of refused updates", "unbounded queries",
-             "partial runs")
+             "partial runs", "error shapes", "random ids refused", "adapter races")
 
     def __init__(self) -> None:
         self.inputs = 0

@@ -45,7 +45,7 @@ from graphmem.errors import InputError, NotFoundError
 from graphmem.options import MAX_TOP_K
 from graphmem.settings import check_scope
 from graphmem.types import Hit, MemoryOut, utcnow
-from graphmem.write.gates import secret_reason
+from graphmem.write.gates import credential_reason, secret_reason
 
 #: The scope every namespace of a store lives under, unless the store is given another.
 ROOT = "langgraph"
@@ -341,8 +341,12 @@ class GraphMemStore(BaseStore):
                              for op in kept]
         for scope, records in writes.items():
             if records:
-                self.mem.remember(records, scope=scope, signal_gate=False,
-                                  allow_forgotten=True, source="<langgraph>")
+                report = self.mem.remember(records, scope=scope, signal_gate=False,
+                                           allow_forgotten=True, source="<langgraph>")
+                if report.rejected:  # never a put that silently stored nothing
+                    first = report.rejected[0]
+                    raise InputError(f"namespace {self.namespace(scope)!r}: a put was not "
+                                     f"stored: {first.reason}")
         for scope, ops in by_scope.items():
             for op in ops:
                 if op.value is None:
@@ -361,13 +365,15 @@ class GraphMemStore(BaseStore):
         except (TypeError, ValueError) as e:
             raise InputError(f"{where}: the value is not JSON: {e}") from None
         text = self._text(op, op.value)
-        for s in (text, raw):
-            if reason := secret_reason(s):
+        # The key names the item, as an id does: known credentials only (ids look random).
+        for reason in (credential_reason(op.key), secret_reason(text), secret_reason(raw)):
+            if reason:
                 raise InputError(f"{where}: not stored: it {reason}")
         created = ((existing.metadata.get(CREATED) if existing and existing.lifecycle
                     == "active" else None) or now.isoformat())
-        metadata: dict[str, Any] = {VALUE: raw, KEY: op.key, CREATED: created,
-                                    UPDATED: now.isoformat()}
+        metadata: dict[str, Any] = {VALUE: raw, CREATED: created, UPDATED: now.isoformat()}
+        if unescape(memory_id(op.key)) != op.key:  # a hashed id does not give the key back
+            metadata[KEY] = op.key
         if op.index is False:
             metadata[UNINDEXED] = True
         session = op.value.get("session")

@@ -16,7 +16,7 @@ from graphmem.graph.store import Store
 from graphmem.options import WriteOptions
 from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome
 from graphmem.write.forgotten import forget_key
-from graphmem.write.gates import secret_reason, shown, signal_reason
+from graphmem.write.gates import credential_reason, secret_reason, shown, signal_reason
 from graphmem.write.records import Numbered, content_hash, generated_id, normalise
 
 
@@ -106,13 +106,13 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
 
 
 def gate(row: Row, signal_gate: bool) -> str | None:
-    """Why a record may not be stored, or None. Secrets (in any string the record
-    carries) always; noise unless imported."""
+    """Why a record may not be stored, or None. Secrets always: known credentials in its
+    names, any secret in its content (docs/decisions.md, "The secret scanner is a
+    function"); noise unless imported."""
     r = row.item.record
-    for s in r.strings():
-        reason = secret_reason(s)
-        if reason:
-            return f"secret scanner: {reason}"
+    found = [credential_reason(s) for s in r.names()] + [secret_reason(s) for s in r.strings()]
+    if reason := next(filter(None, found), None):
+        return f"secret scanner: {reason}"
     if signal_gate and r.source != "import":
         reason = signal_reason(r.text)
         if reason:

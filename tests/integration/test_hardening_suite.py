@@ -1,7 +1,10 @@
 """The standing hardening suite on the real server: tenancy as a property (random
 callers, modes, hops, layers and planted edges never leak or write across scopes),
 generated batches (all or nothing), concurrent writers, readers and a sweep (exact
-counts), and processes or the server killed mid-ingest (a rerun gives one clean ingest).
+counts), processes or the server killed mid-ingest (a rerun gives one clean ingest),
+generated MCP arguments and recall options, any request to any route of the service (one
+error shape), random-looking ids and namespaces, and the LangGraph store under
+concurrent puts, deletes and searches.
 
 Budget: `GRAPHMEM_HARDENING_SCALE` multiplies the example counts (1 in `.ci/run`, with a
 fixed seed)."""
@@ -462,3 +465,140 @@ def test_generated_recall_options_answer_in_one_line_and_never_write_for_a_reade
         assert answer.status_code == 403, (options, answer.text)
     if not known:
         assert answer.status_code == 400, (options, answer.text)
+
+
+def routes(service) -> list[str]:
+    """Every path the service's app answers, read from the app itself (new routes are
+    generated without a change here), and one it does not."""
+    paths = {getattr(r, "path", "") for r in service.server.config.app.routes}
+    served = sorted(p for p in paths if p.startswith("/") and not p.startswith("/mcp"))
+    return [*served, "/v1/nope"]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["text", "query", "id", "scope", "records", "options", "top_k",
+                         "session", "hard", "used", "x"]), inner, max_size=3), max_leaves=10)
+BODIES = st.one_of(
+    st.none(), JSON_VALUES.map(lambda v: ("json", v)),
+    st.binary(max_size=40).map(lambda b: ("raw", b)),  # invalid UTF-8 and non-JSON bytes
+    st.integers(30, 3000).map(lambda n: ("raw", b"[" * n + b"]" * n)))  # nested too deep
+
+
+@budget(80)
+@given(data=st.data(), method=st.sampled_from(["GET", "POST", "PUT", "DELETE"]),
+       who=st.sampled_from(["none", "garbage", "reader", "writer", "other"]), body=BODIES,
+       params=st.dictionaries(st.sampled_from(["scope", "session", "id", "limit", "q"]),
+                              st.text(max_size=8), max_size=2))
+def test_every_route_answers_any_request_in_one_error_shape(service, data, method, who,
+                                                             body, params,
+                                                             hardening) -> None:
+    hardening.inputs += 1
+    path = data.draw(st.sampled_from(routes(service)))
+    token = {"none": None, "garbage": "gm_nope_" + "x" * 20, "reader": service.reader,
+             "writer": service.token_a, "other": service.token_b}[who]
+    sent: dict[str, Any] = {"params": params}
+    if body is not None:
+        kind, value = body
+        sent["json" if kind == "json" else "content"] = value
+    answer = service.call(method, path, token, **sent)
+    if answer.status_code >= 500:
+        hardening.found["tracebacks"] += 1
+    assert answer.status_code < 500, (method, path, body, answer.text)
+    if answer.status_code >= 400:
+        shaped = (answer.headers.get("content-type", "").startswith("application/json")
+                  and set(answer.json()) == {"error"}
+                  and isinstance(answer.json()["error"], str)
+                  and "\n" not in answer.json()["error"])
+        hardening.found["error shapes"] += not shaped
+        assert shaped, (method, path, answer.status_code, answer.text)
+
+
+RANDOM_IDS = st.one_of(
+    st.uuids().map(str), st.uuids().map(lambda u: u.hex),
+    st.from_regex(r"user_[0-9A-Za-z]{27}", fullmatch=True),  # a common auth provider's
+    st.from_regex(r"[0-9A-HJKMNP-TV-Z]{26}", fullmatch=True),  # ULID
+    st.from_regex(r"[A-Za-z0-9_-]{21,43}", fullmatch=True),  # nanoid, base64url
+    st.from_regex(r"(cus|org|acct)_[A-Za-z0-9]{14,24}", fullmatch=True))
+LABELS = st.one_of(RANDOM_IDS, st.sampled_from(["users", "memories", "prefs", "team"]))
+
+
+@budget(25)
+@given(namespace=st.lists(LABELS, min_size=1, max_size=3).map(tuple), key=RANDOM_IDS,
+       scope_id=RANDOM_IDS)
+def test_ids_and_namespaces_that_look_random_are_kept(mem: GraphMem, namespace, key,
+                                                      scope_id, hardening) -> None:
+    from graphmem.integrations.langgraph import GraphMemStore
+
+    hardening.inputs += 1
+    store = GraphMemStore(mem, root=f"{mem.settings.scope}/rid")
+    text = f"prefers dark mode ({key[:6]})"
+    try:
+        store.put(namespace, key, {"text": text})
+        got = store.get(namespace, key)
+        assert got is not None and got.value == {"text": text}
+        assert namespace in store.list_namespaces(prefix=namespace[:1])
+        assert key in [i.key for i in store.search(namespace, limit=50)]
+        scope = f"{mem.settings.scope}/{scope_id}"
+        [written] = mem.remember({"id": key, "text": text}, scope=scope).outcomes
+        assert written.id == key
+        assert [m.text for m in mem.get([key, scope_id], scope=scope)] == [text]
+    except InputError:
+        hardening.found["random ids refused"] += 1
+        raise
+    finally:
+        for below in mem.scopes(mem.settings.scope + "/"):
+            mem.drop_scope(below)
+
+
+@budget(30)
+@given(ops=st.lists(st.tuples(st.sampled_from(["put", "delete", "get", "search", "query"]),
+                              st.integers(0, 2)), min_size=6, max_size=16),
+       threads=st.integers(2, 4))
+def test_store_adapters_under_concurrent_deletes_keep_one_item_per_key(
+        mem: GraphMem, ops, threads, hardening) -> None:
+    from graphmem.integrations.langgraph import GraphMemStore
+
+    hardening.inputs += 1
+    store = GraphMemStore(mem, root=f"{mem.settings.scope}/race")
+    ns = ("race", uuid.uuid4().hex[:8])
+    values = {k: [{"text": f"note {k}.{i} about the nightly cache"} for i in range(len(ops))]
+              for k in range(3)}
+    errors: list[BaseException] = []
+    start = threading.Barrier(threads)
+
+    def work(mine: list[tuple[int, tuple[str, int]]]) -> None:
+        try:
+            start.wait()
+            for i, (op, k) in mine:
+                if op == "put":
+                    store.put(ns, f"k{k}", values[k][i])
+                elif op == "delete":
+                    store.delete(ns, f"k{k}")
+                elif op == "get":
+                    store.get(ns, f"k{k}")
+                else:
+                    store.search(ns, query="the cache" if op == "query" else None, limit=10)
+        except BaseException as e:  # the test reports what any thread raised
+            errors.append(e)
+
+    shares = [list(enumerate(ops))[t::threads] for t in range(threads)]
+    running = [threading.Thread(target=work, args=(share,)) for share in shares]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join(timeout=300)
+    hardening.found["adapter races"] += bool(errors)
+    assert errors == [], errors
+    held = {f"k{k}": store.get(ns, f"k{k}") for k in range(3)}
+    for k, item in held.items():  # the last write of a key wins, whichever it was
+        assert item is None or item.value in values[int(k[1:])], (k, item)
+    listed = [i.key for i in store.search(ns, limit=50)]
+    twins = len(listed) != len(set(listed))
+    hardening.found["adapter races"] += twins
+    assert not twins, listed
+    assert sorted(listed) == sorted(k for k, item in held.items() if item is not None)
+    for below in mem.scopes(mem.settings.scope + "/"):
+        mem.drop_scope(below)

@@ -47,6 +47,10 @@ SECRETS = [
     "postgres://admin:hunter2hunter2@db.internal:5432/prod",
     "Zx9Qw2Er7Ty4Ui1Op6As3Df8Gh5Jk0Lm",
 ]
+#: Only random-looking: a secret in content, an ordinary id in a name (ids look random).
+RANDOM_ONLY = "Zx9Qw2Er7Ty4Ui1Op6As3Df8Gh5Jk0Lm"
+#: The fields that name things rather than say them.
+NAMES = {"id", "session", "added_by", "supersedes", "link", "scope"}
 
 scalars = (st.none() | st.booleans() | st.integers(min_value=-(2**70), max_value=2**70)
            | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=30))
@@ -179,6 +183,9 @@ def test_a_secret_in_any_field_is_refused_and_never_echoed(secret: str, where: s
         if secret in str(e):
             hardening.found["secrets echoed"] += 1
         assert secret not in str(e)
+        return
+    if secret == RANDOM_ONLY and where in NAMES:
+        assert rows or not decided[0].reason.startswith("secret scanner"), decided
         return
     if rows:
         hardening.found["secrets stored"] += 1
