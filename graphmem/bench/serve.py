@@ -6,10 +6,13 @@ configured Neo4j). Clients are threads in groups; each group's token may use one
 of its own. Each client loops for the run's seconds over remember (one or a few records,
 ids of its own), recall, update, forget (soft or hard), feedback, and — one request in
 ten — an attempt on another group's scope, which must be refused (403) and show nothing
-of it. Every text carries its group's marker, so a reply that shows another group's
-marker is a cross-token read. With `sigterm_at`, the service gets SIGTERM that many
-seconds in: requests after it fail to connect (counted apart, not as errors), and what
-was acknowledged before must still be stored.
+of it. `scopes` sets how many scopes the clients share (1: every client on one scope, so a
+scope's queue shows; an idle scope is then the one the attempts aim at). Every text
+carries its group's marker, so a reply that shows another group's marker is a
+cross-token read. With `sigterm_at`, the service gets SIGTERM that many seconds in:
+requests after it fail to connect (counted apart, not as errors), and what was
+acknowledged before must still be stored. The service's and Neo4j's CPU time over the
+load, from /proc, is reported per request.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ VERBS = ("remember", "recall", "update", "forget", "feedback", "cross")
 MIX = {"remember": 0.35, "recall": 0.3, "update": 0.08, "forget": 0.07, "feedback": 0.1,
        "cross": 0.1}
 GROUPS = 4
+#: Clock ticks per second of /proc's CPU counters.
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _WORDS = ["harbour", "ferry", "bakery", "lisbon", "piano", "deploy", "release", "museum",
           "tram", "river", "office", "garden", "recital", "budget", "invoice", "meeting",
           "kitchen", "window", "train", "ticket"]
@@ -49,9 +54,14 @@ class ServeBench(BaseModel):
 
     cores: int
     clients: int
+    scopes: int = GROUPS  # how many scopes the clients share
     seconds: float
     requests: int
     requests_per_s: float
+    #: CPU time of the service and of Neo4j over the load, per request (None where a
+    #: process's counters cannot be read: not Linux, or a Neo4j graphmem did not start).
+    cpu_ms_per_request: float | None = None
+    cpu_ms_per_request_by: dict[str, float | None] = {}
     latency_ms: dict[str, dict[str, float]]  # verb -> {"p50", "p95"}
     errors: int  # 5xx, unexpected statuses, transport failures while the service ran
     lost_writes: int  # acknowledged as created, not in the store (nor forgotten)
@@ -85,13 +95,35 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds process `pid` has used, from /proc (None if unreadable)."""
+    if pid is None:
+        return None
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()  # noqa: SIM115
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+
+
+def _neo4j_pid(mem: GraphMem) -> int | None:
+    """The pid of the Neo4j graphmem started for these settings, if that is the one the
+    bench talks to."""
+    from graphmem.graph.server import LocalServer
+
+    local = LocalServer(mem.settings)
+    return local.pid() if local.uri == mem.settings.neo4j_uri else None
+
+
 def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
-        sigterm_at: float | None = None, seed: int = 7) -> ServeBench:
-    """Start the service, load it for `seconds` with `clients` clients, check the store."""
+        sigterm_at: float | None = None, seed: int = 7, scopes: int = GROUPS) -> ServeBench:
+    """Start the service, load it for `seconds` with `clients` clients on `scopes`
+    scopes, check the store."""
     run_id = uuid.uuid4().hex[:8]
-    scopes = [f"bench:serve:{run_id}:{g}" for g in range(GROUPS)]
+    groups = scopes
+    names = [f"bench:serve:{run_id}:{g}" for g in range(max(groups, 2))]
     tokens = [mem.token_create(name=f"bench-serve-{run_id}-{g}", scopes=[s]).token
-              for g, s in enumerate(scopes)]
+              for g, s in enumerate(names)]
     port = _free_port()
     env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
            "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
@@ -108,19 +140,24 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         _wait_ready(url, proc, log.name)
         start = time.monotonic()
         stop_at = start + seconds
+        neo4j = _neo4j_pid(mem)
+        cpu_at = [_cpu_seconds(proc.pid), _cpu_seconds(neo4j)]
         threads = [threading.Thread(target=_client, args=(
-            url, c % GROUPS, tokens, scopes, ledgers[c], stop_at, stopped,
+            url, c % groups, tokens, names, ledgers[c], stop_at, stopped,
             random.Random(seed + c)))
             for c in range(clients)]
         for t in threads:
             t.start()
         if sigterm_at is not None:
             time.sleep(max(0.0, start + sigterm_at - time.monotonic()))
+            cpu_to = [_cpu_seconds(proc.pid), _cpu_seconds(neo4j)]
             stopped.set()
             proc.send_signal(signal.SIGTERM)
             exit_code = proc.wait(timeout=120)
         for t in threads:
             t.join()
+        if sigterm_at is None:
+            cpu_to = [_cpu_seconds(proc.pid), _cpu_seconds(neo4j)]
         took = time.monotonic() - start
     finally:
         if proc.poll() is None:
@@ -133,11 +170,11 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
                 code = None
             exit_code = exit_code if sigterm_at is not None else code
     try:
-        lost, duplicated = _check(mem, scopes, ledgers)
+        lost, duplicated = _check(mem, names, ledgers, groups)
     finally:
         for token in tokens:
             mem.token_revoke(token.split("_")[1])
-        for s in scopes:
+        for s in names:
             mem.drop_scope(s)
     times: dict[str, list[float]] = defaultdict(list)
     for ledger in ledgers:
@@ -145,9 +182,13 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
             times[verb] += xs
     requests = sum(len(xs) for xs in times.values())
     errors = [e for ledger in ledgers for e in ledger.errors]
+    used = {who: None if a is None or b is None else round((b - a) * 1000 / max(requests, 1), 1)
+            for who, a, b in zip(("service", "neo4j"), cpu_at, cpu_to, strict=True)}
+    both = None if None in used.values() else round(sum(v or 0.0 for v in used.values()), 1)
     return ServeBench(
-        cores=os.cpu_count() or 1, clients=clients, seconds=round(took, 1), requests=requests,
-        requests_per_s=round(requests / took, 1),
+        cores=os.cpu_count() or 1, clients=clients, scopes=groups, seconds=round(took, 1),
+        requests=requests, requests_per_s=round(requests / took, 1),
+        cpu_ms_per_request=both, cpu_ms_per_request_by=used,
         latency_ms={v: {"p50": round(float(np.percentile(xs, 50)), 1),
                         "p95": round(float(np.percentile(xs, 95)), 1)}
                     for v, xs in sorted(times.items()) if xs},
@@ -179,7 +220,7 @@ def _text(rng: random.Random, group: int, key: str) -> str:
 def _client(url: str, group: int, tokens: list[str], scopes: list[str], ledger: _Ledger,
             stop_at: float, stopped: threading.Event, rng: random.Random) -> None:
     """One client's loop until `stop_at`."""
-    others = [f"grp{g}marker" for g in range(GROUPS) if g != group]
+    others = [f"grp{g}marker" for g in range(len(scopes)) if g != group]
     headers = {"Authorization": f"Bearer {tokens[group]}"}
     verbs, weights = zip(*MIX.items(), strict=True)
     with httpx.Client(base_url=url, headers=headers, timeout=60) as http:
@@ -222,7 +263,7 @@ def _request(verb: str, rng: random.Random, group: int, scopes: list[str],
         return "/v1/forget", {"id": rng.choice(mine), "hard": rng.random() < 0.5}
     if verb == "feedback":
         return "/v1/feedback", {"id": rng.choice(mine), "used": rng.random() < 0.5}
-    other = scopes[(group + 1 + rng.randrange(GROUPS - 1)) % GROUPS]
+    other = rng.choice([s for g, s in enumerate(scopes) if g != group])
     attempts: list[tuple[str, dict[str, Any]]] = [
         ("/v1/recall", {"scope": other, "query": "note marker"}),
         ("/v1/remember", {"scope": other, "text": "not mine"}),
@@ -256,7 +297,8 @@ def _account(verb: str, body: dict[str, Any], reply: httpx.Response, ledger: _Le
             ledger.deleted.add(body["id"])
 
 
-def _check(mem: GraphMem, scopes: list[str], ledgers: list[_Ledger]) -> tuple[int, int]:
+def _check(mem: GraphMem, scopes: list[str], ledgers: list[_Ledger],
+           groups: int) -> tuple[int, int]:
     """Lost writes (acknowledged as created and live but not live in the store, or
     acknowledged as deleted for good yet stored) and duplicated ones (an id stored that
     no client sent, or one text stored twice), from what the store holds."""
@@ -268,7 +310,7 @@ def _check(mem: GraphMem, scopes: list[str], ledgers: list[_Ledger]) -> tuple[in
         for at in range(0, len(ids), 1000):
             chunk = ids[at:at + 1000]
             found |= {m.id: m.lifecycle for m in
-                      mem.get(chunk, scope=scopes[c % GROUPS], limit=len(chunk))}
+                      mem.get(chunk, scope=scopes[c % groups], limit=len(chunk))}
         lost += sum(1 for i in ledger.live if found.get(i) != "active")
         lost += sum(1 for i in ledger.deleted if i in found)
     sent = {i for x in ledgers for i in x.sent}

@@ -369,22 +369,32 @@ def serve(
     seconds: Annotated[float, typer.Option(help="How long the load runs.")] = 60.0,
     sigterm_at: Annotated[float | None, typer.Option(
         help="Send the service SIGTERM this many seconds in.")] = None,
+    scopes: Annotated[int, typer.Option(
+        help="How many scopes the clients share (1: all on one, so its queue shows).")] = 4,
     as_json: JsonOpt = False,
 ) -> None:
     """The HTTP service (`graphmem serve`, its own process) under a mixed load — remember,
     recall, update, forget, feedback, and attempts on other tokens' scopes — then every
-    acknowledged write checked against the store."""
+    acknowledged write checked against the store, with the CPU the service and Neo4j
+    spent per request."""
 
     if clients < 1 or seconds <= 0:
         raise InputError("clients must be >= 1 and seconds > 0", field="--clients")
+    if not 1 <= scopes <= clients:
+        raise InputError("scopes must be 1 to the number of clients", field="--scopes")
     from graphmem.bench import serve as serve_bench
 
     with _memory() as mem:
-        result = serve_bench.run(mem, clients=clients, seconds=seconds, sigterm_at=sigterm_at)
+        result = serve_bench.run(mem, clients=clients, seconds=seconds, sigterm_at=sigterm_at,
+                                 scopes=scopes)
 
     def render(c) -> None:
-        c.print(f"{result.clients} clients for {result.seconds} s on {result.cores} cores: "
-                f"{result.requests} requests, {result.requests_per_s} /s")
+        c.print(f"{result.clients} clients on {result.scopes} scopes for {result.seconds} s "
+                f"on {result.cores} cores: {result.requests} requests, "
+                f"{result.requests_per_s} /s")
+        by = result.cpu_ms_per_request_by
+        c.print(f"CPU per request: {result.cpu_ms_per_request} ms (service "
+                f"{by.get('service')}, Neo4j {by.get('neo4j')})")
         for verb, ms in result.latency_ms.items():
             c.print(f"  {verb:<9} p50 {ms['p50']:7.1f} ms  p95 {ms['p95']:7.1f} ms")
         c.print(f"errors {result.errors}, lost writes {result.lost_writes}, duplicated "

@@ -254,14 +254,20 @@ def test_the_mcp_endpoint_takes_a_token_and_keeps_to_its_scope(svc: Service) -> 
     assert refused.status_code == 401
 
 
-@pytest.mark.parametrize("sigterm_at", [None, 4.0])
+@pytest.mark.parametrize(("sigterm_at", "scopes"), [(None, 1), (4.0, 4)])
 def test_bench_serve_loses_nothing_and_reads_no_other_token(
-        schema_ready: Settings, embedder: Embedder, sigterm_at: float | None) -> None:
+        schema_ready: Settings, embedder: Embedder, sigterm_at: float | None,
+        scopes: int) -> None:
     from graphmem.bench import serve as serve_bench
 
     with GraphMem(schema_ready, embedder=embedder) as mem:
-        result = serve_bench.run(mem, clients=6, seconds=8, sigterm_at=sigterm_at)
+        result = serve_bench.run(mem, clients=6, seconds=8, sigterm_at=sigterm_at,
+                                 scopes=scopes)
     assert result.requests > 0 and result.refused_cross_token > 0
+    assert result.scopes == scopes
+    by = result.cpu_ms_per_request_by
+    assert by["service"] is not None and by["service"] > 0, by
+    assert by["neo4j"] is None or by["neo4j"] > 0, by
     assert (result.errors, result.lost_writes, result.duplicated_writes,
             result.cross_token_reads) == (0, 0, 0, 0), result.error_samples
     assert result.exit_code == 0
