@@ -70,11 +70,19 @@ def plan(hits: list[Hit], *, scope: str, now: datetime, opts: RecallOptions,
 
 
 def write(store: Store, items: list[Reinforcement]) -> None:
-    """Write `items` in one transaction, scope by scope (each statement locks its scope
-    first: one order of scopes, so two batches never wait on each other's), in the order
-    the recalls happened within a scope; the cold hits they bring back are embedded
-    first, outside the transaction."""
-    items = sorted(items, key=lambda r: r.scope)  # stable: a scope's recalls keep order
+    """Write `items` one scope at a time, each scope's in a transaction of its own (each
+    statement locks its scope first, so a transaction holds one scope's lock, never all
+    of the batch's: writers of other scopes do not wait on it), in the order the recalls
+    happened within a scope; the cold hits they bring back are embedded first, outside
+    the transaction."""
+    by_scope: dict[str, list[Reinforcement]] = {}
+    for r in items:  # a scope's recalls keep their order
+        by_scope.setdefault(r.scope, []).append(r)
+    for scope in sorted(by_scope):
+        _write_scope(store, by_scope[scope])
+
+
+def _write_scope(store: Store, items: list[Reinforcement]) -> None:
     embedded = [_embedded(r) for r in items]
 
     def work(tx: ManagedTransaction) -> None:
@@ -90,8 +98,7 @@ def write(store: Store, items: list[Reinforcement]) -> None:
             if rows:
                 run(tx, "recall/rehydrate", scope=r.scope, rows=rows, now=r.now)
 
-    if items:
-        store.write_tx(work)
+    store.write_tx(work)
 
 
 def _embedded(r: Reinforcement) -> list[dict[str, Any]]:
