@@ -1,15 +1,23 @@
 // ingest/session_members — the most recent turns of each session, with embeddings, for
 // synaptic tagging (a new memory links to similar memories of its session): the turns at
-// its last $window places before this batch's, read through the (session, position)
-// index, so the cost does not grow with the session. Members being written in this batch
-// are left out ($exclude): the writer has them, and not reading their vectors back is
-// most of this query's cost.
-// Params: $rows: list of {session (Session id), new (this batch's turns in it)},
-//         $window (int, turns per session), $exclude (list of memory ids).
+// the last $window places before this batch's, read through the (session, position)
+// index, so the cost does not grow with the session. It runs before the batch writes
+// anything, so that the scope's lock is not held while the embeddings are read (most of
+// a write's time): where the session's turns will end once the batch is placed is worked
+// out from what it holds now — explicit positions ($top, ingest/link_turns) and the
+// memories that arrive without a place (ingest/append_turns; one that has a place keeps
+// it). Members being written in this batch are left out ($exclude): the writer has them.
+// Params: $scope, $rows: list of {session (Session id), new (this batch's written turns in
+//         it), top (1 + its highest explicit position, or null), arrivals (ids placed by
+//         arrival)}, $window (int, turns per session), $exclude (list of memory ids).
 // Returns: session, id, created_at, embedding.
 UNWIND $rows AS r
 MATCH (s:Session {id: r.session})
-WITH s, coalesce(s.turns, 0) - $window - r.new AS first
+WITH s, r, coalesce(s.turns, 0) AS turns
+WITH s, r, CASE WHEN r.top IS NULL OR turns >= r.top THEN turns ELSE r.top END
+  + size([id IN r.arrivals WHERE NOT EXISTS {
+      MATCH (x:Memory {scope: $scope, id: id}) WHERE x.position IS NOT NULL }]) AS ends
+WITH s, ends - $window - r.new AS first
 MATCH (m:Memory)
   USING INDEX m:Memory(session, position)
 WHERE m.session = s.id AND m.position >= first AND NOT m.id IN $exclude

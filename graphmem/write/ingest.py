@@ -82,6 +82,9 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
     if chunk_of is not None:
         rows = chunk_of.keep(rows, conf)
     written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
+    # Read before the first write takes the scope's lock: reading the session's last turns'
+    # embeddings is most of a write's time, and writers of the scope queue on that lock.
+    synaptic = synaptic_links(tx, written, opts)
     # An update that changes the text keeps the text it had as a version (`history`).
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:
@@ -119,7 +122,7 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
             rows=[{"id": r.id, "replace": r.status == "updated",
                    "keys": [e["key"] for e in r.entities],
                    "subjects": [e["key"] for e in r.subjects]} for r in written])
-    pairs = {(link["a"], link["b"]): link for link in synaptic_links(tx, written, opts)}
+    pairs = {(link["a"], link["b"]): link for link in synaptic}
     for r in referrers:
         for link in r.item.record.link_list():
             a, b = sorted((r.target or r.id, link.id))

@@ -20,16 +20,21 @@ SESSION_WINDOW = 100
 
 def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
     """ASSOCIATED (synaptic) rows: each written memory to its most similar memories of the
-    same session, cosine ≥ threshold, at most `synaptic_max_links` of them."""
+    same session, cosine ≥ threshold, at most `synaptic_max_links` of them. Called before
+    the batch writes anything (ingest/session_members says why)."""
     by_session: dict[str, list[Row]] = defaultdict(list)
     for row in written:
         if row.session:
             by_session[row.session].append(row)
     if not by_session:
         return []
+    arriving = {a["session"]: a["ids"] for a in arrivals(written)}
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for m in run(tx, "ingest/session_members",
-                 rows=[{"session": sid, "new": len(rows)}
+    for m in run(tx, "ingest/session_members", scope=opts.scope,
+                 rows=[{"session": sid, "new": len(rows),
+                        "top": max((r.turn + 1 for r in rows if r.turn is not None),
+                                   default=None),
+                        "arrivals": arriving.get(sid, [])}
                        for sid, rows in sorted(by_session.items())],
                  window=SESSION_WINDOW, exclude=[r.id for r in written]):
         members[m["session"]].append(m)
