@@ -94,6 +94,20 @@ TOOLS: dict[str, tuple[str, bool, bool, bool]] = {
 }
 
 
+def _refuse_unknown_arguments(server: MCPServer, name: str) -> None:
+    """Make tool `name` refuse an argument it does not take, naming it (the SDK drops
+    them silently: a misspelt `top_k` would be a silent default), and say so in its
+    input schema."""
+    from pydantic import ConfigDict
+
+    tool = server._tool_manager.get_tool(name)  # the SDK has no public hook for this
+    assert tool is not None
+    loose = tool.fn_metadata.arg_model
+    tool.fn_metadata.arg_model = type(loose.__name__, (loose,), {
+        "model_config": ConfigDict(**{**loose.model_config, "extra": "forbid"})})
+    tool.parameters["additionalProperties"] = False
+
+
 def build(mem: GraphMem, session: str | None = None, *,
           access: Callable[[], Access] | None = None, **server_options: Any) -> MCPServer:
     """An MCP server whose tools act on `mem`'s scope, or on the scope `access` gives for
@@ -112,11 +126,13 @@ def build(mem: GraphMem, session: str | None = None, *,
         title, read_only, destructive, idempotent = TOOLS[name]
 
         def register(fn: F) -> F:
-            return server.tool(
+            registered = server.tool(
                 name=name, title=title, description=inspect.cleandoc(fn.__doc__ or ""),
                 annotations=ToolAnnotations(
                     title=title, read_only_hint=read_only, destructive_hint=destructive,
                     idempotent_hint=idempotent, open_world_hint=False))(fn)
+            _refuse_unknown_arguments(server, name)
+            return registered
 
         return register
     fixed = Access(mem.settings.scope, True,

@@ -197,3 +197,26 @@ def test_a_memory_is_read_by_id_and_an_unknown_id_is_an_error(mem: GraphMem) -> 
                 assert missing.is_error and "m-nope" in missing.content[0].text
 
     anyio.run(session)
+
+
+def test_an_argument_a_tool_does_not_take_is_refused_by_name(mem: GraphMem) -> None:
+    # The SDK dropped unknown arguments: a misspelt `top_k` silently became the default,
+    # and `visibility` on memory_store was ignored.
+    async def session() -> None:
+        async with stdio_client(_server(mem)) as (read, write), \
+                ClientSession(read, write) as client:
+            await client.initialize()
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert all(t.input_schema.get("additionalProperties") is False
+                       for t in tools.values())
+            for tool, args, wrong in (
+                    ("memory_recall", {"query": "deploy window", "topk": 3}, "topk"),
+                    ("memory_store", {"text": "The deploy window moved to Wednesday",
+                                      "visibility": "private"}, "visibility")):
+                refused = await client.call_tool(tool, args)
+                assert refused.is_error and wrong in refused.content[0].text, refused
+            assert mem.recent(limit=5) == []  # the refused store wrote nothing
+            fine = await client.call_tool("memory_recall", {"query": "deploy", "top_k": 3})
+            assert not fine.is_error, fine.content
+
+    anyio.run(session)
