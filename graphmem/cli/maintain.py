@@ -175,6 +175,31 @@ def forget(
 
 
 @handled
+def drop_scope(
+    scope: Annotated[str, typer.Argument(help="The scope to delete, named in full.")],
+    yes: Annotated[bool, typer.Option("--yes", help="Delete without asking.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete a whole scope for good — a user's whole memory: its memories and their
+    versions, tombstones, sessions, entities and indexes of its own. Asks on a terminal;
+    give --yes elsewhere."""
+    import sys
+
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InputError(f"deleting the whole scope {scope!r} needs --yes (no terminal "
+                             "to confirm on)", field="--yes")
+        typed = typer.prompt(f"Delete every memory of {scope!r} for good? Type the scope "
+                             "to confirm", err=True, default="", show_default=False)
+        if typed != scope:
+            raise InputError("not confirmed: nothing was deleted", field="--yes")
+    with open_memory() as mem:
+        deleted = mem.drop_scope(scope)
+    emit({"scope": scope, "deleted": deleted}, as_json,
+         lambda c: c.print(f"{scope}: deleted, with its {deleted} memories"))
+
+
+@handled
 def browse(
     memory_id: Annotated[str | None, typer.Argument(
         help="A memory to start from (default: the scope's strongest links).")] = None,
@@ -204,4 +229,4 @@ def _one_target(scope: str | None, all_scopes: bool) -> None:
         raise InputError("give --scope or --all-scopes, not both", field="--all-scopes")
 
 
-COMMANDS = (sweep, overview, feedback, update, history, link, forget, browse)
+COMMANDS = (sweep, overview, feedback, update, history, link, forget, drop_scope, browse)

@@ -78,7 +78,8 @@ def serve(
         help="Where clients reach the service (default http://HOST:PORT).")] = None,
 ) -> None:
     """Serve the memory over HTTP to every agent holding a token: JSON endpoints under
-    /v1 (remember, recall, update, forget, feedback, entities, session, context),
+    /v1 (remember, recall, update, forget, feedback, drop_scope, entities, session,
+    context),
     /healthz, /readyz, OpenAPI docs at /docs, and MCP (streamable HTTP) at /mcp/.
     SIGTERM finishes the requests in flight, writes pending reinforcement, and exits 0
     (2, with one line, when Neo4j is unreachable then and the reinforcement is lost)."""

@@ -166,6 +166,12 @@ class ForgetBody(_Body):
     hard: bool = False
 
 
+class DropScopeBody(_Body):
+    """A whole scope to delete, always named: there is no default to drop by accident."""
+
+    scope: str
+
+
 class FeedbackBody(_Body):
     """A recalled memory helped (used: an echo) or did not (a fizzle)."""
 
@@ -307,6 +313,13 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         """Archive a memory, or delete it for good."""
         scope = scope_of(g, body.scope, write=True)
         return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
+
+    @app.post("/v1/drop_scope")
+    def drop_scope(body: DropScopeBody, g: Granted) -> dict[str, Any]:
+        """Delete a whole scope for good (a user's whole memory): its memories, versions,
+        tombstones, sessions, entities and indexes of its own. A writer's token only."""
+        scope = scope_of(g, body.scope, write=True)
+        return {"scope": scope, "deleted": mem.drop_scope(scope)}
 
     @app.post("/v1/feedback")
     def feedback(body: FeedbackBody, g: Granted) -> dict[str, Any]:

@@ -447,3 +447,22 @@ def test_remember_on_a_terminal_with_nothing_to_read_says_so(mem: GraphMem) -> N
     assert done.returncode == 1
     assert done.stderr.strip() == ("error: field '--text': give --text, a file, or records "
                                    "on stdin (a pipe)")
+
+
+def test_drop_scope_asks_for_yes_then_leaves_nothing(cli: CliRunner, mem: GraphMem,
+                                                      store: Store) -> None:
+    scope = mem.settings.scope
+    mem.remember([{"text": "Ana keeps the spare keys in the blue box", "session": "s"},
+                  {"text": "The blue box is in the hall cupboard", "session": "s"}])
+
+    def left() -> int:
+        return store.driver.execute_query(
+            "MATCH (x) WHERE x.scope = $s OR (x:Scope AND x.name = $s) RETURN count(x) AS n",
+            s=scope, database_=store.database).records[0]["n"]
+
+    asked = cli.invoke(app, ["drop-scope", scope])  # no terminal to confirm on
+    assert asked.exit_code == 1 and "--yes" in asked.stderr and left() > 0
+    done = cli.invoke(app, ["drop-scope", scope, "--yes", "--json"])
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout) == {"scope": scope, "deleted": 2}
+    assert left() == 0

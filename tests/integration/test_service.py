@@ -518,3 +518,29 @@ def test_an_mcp_session_belongs_to_the_token_that_opened_it(svc: Service) -> Non
                     headers={**accept, "mcp-session-id": session,
                              "mcp-protocol-version": "2025-06-18"})
     assert ours.status_code == 200, ours.text
+
+
+def _left_of(mem: GraphMem, scope: str) -> int:
+    """Nodes of any kind that still name `scope` (memories, versions, tombstones,
+    sessions, entities, its own node)."""
+    return mem._db.driver.execute_query(
+        "MATCH (x) WHERE x.scope = $scope OR (x:Scope AND x.name = $scope) RETURN count(x) AS n",
+        scope=scope, database_=mem._db.database).records[0]["n"]
+
+
+def test_a_writer_drops_its_whole_scope_and_no_one_else_can(svc: Service) -> None:
+    wrote = svc.call("POST", "/v1/remember", svc.token_a, json={"records": [
+        {"id": "d1", "text": "Ana's flat is on the third floor", "session": "move"},
+        {"id": "d2", "text": "Ana moves to Porto in March", "session": "move"}]})
+    assert wrote.status_code == 200, wrote.text
+    svc.call("POST", "/v1/update", svc.token_a, json={"id": "d2", "text": "Ana moves in April"})
+    svc.call("POST", "/v1/forget", svc.token_a, json={"id": "d1", "hard": True})
+    assert _left_of(svc.mem, svc.a) > 0
+    for token in (svc.reader, svc.token_b):
+        refused = svc.call("POST", "/v1/drop_scope", token, json={"scope": svc.a})
+        assert refused.status_code == 403 and set(refused.json()) == {"error"}
+    unnamed = svc.call("POST", "/v1/drop_scope", svc.token_a, json={})
+    assert unnamed.status_code == 400  # never a default scope
+    dropped = svc.call("POST", "/v1/drop_scope", svc.token_a, json={"scope": svc.a})
+    assert dropped.status_code == 200 and dropped.json()["deleted"] >= 1, dropped.text
+    assert _left_of(svc.mem, svc.a) == 0
