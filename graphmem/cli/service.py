@@ -79,8 +79,7 @@ def serve(
 ) -> None:
     """Serve the memory over HTTP to every agent holding a token: JSON endpoints under
     /v1 (remember, recall, update, forget, feedback, drop_scope, entities, session,
-    context),
-    /healthz, /readyz, OpenAPI docs at /docs, and MCP (streamable HTTP) at /mcp/.
+    context), /healthz, /readyz, OpenAPI docs at /docs, and MCP (streamable HTTP) at /mcp/.
     SIGTERM finishes the requests in flight, writes pending reinforcement, and exits 0
     (2, with one line, when Neo4j is unreachable then and the reinforcement is lost)."""
     from graphmem.service import http
