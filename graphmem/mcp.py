@@ -25,8 +25,8 @@ from pydantic import Field
 
 from graphmem.api import GraphMem
 from graphmem.errors import EnvironmentProblem, GraphmemError, InputError
-from graphmem.types import MAX_QUERY_CHARS, MemoryOut
-from graphmem.vocabulary import KINDS
+from graphmem.types import KIND_ALIASES, MAX_QUERY_CHARS, MemoryOut
+from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE, KINDS
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,7 +42,8 @@ conversation's last turns, memory_entities what your memories name, memory_links
 memory is connected to others. Nothing is ever lost silently: memory_forget archives
 unless asked to delete for good."""
 
-Kind = Literal[KINDS]  # type: ignore[valid-type]
+#: A kind, or an alias every door takes (fact, rule, …: graphmem.types.KIND_ALIASES).
+Kind = Literal[(*KINDS, *KIND_ALIASES)]  # type: ignore[valid-type]
 
 
 def _call(fn: Callable[[], T]) -> T:
@@ -150,7 +151,8 @@ def build(mem: GraphMem, session: str | None = None, *,
         text: Annotated[str, Field(description="One self-contained statement to remember.")],
         kind: Annotated[Kind, Field(description="episodic (an event), semantic (a fact), "
                                     "procedural (how to), heuristic (a rule of thumb), core "
-                                    "(identity), reflection.")] = "semantic",
+                                    "(identity), reflection; or an alias such as fact or "
+                                    "rule.")] = AGENT_KIND,
         importance: Annotated[float, Field(ge=0, le=1, description="0-1; 0.5 is ordinary.")
                               ] = 0.5,
         tags: Annotated[list[str], Field(description="Short labels.")] = [],  # noqa: B006
@@ -167,7 +169,7 @@ def build(mem: GraphMem, session: str | None = None, *,
         adding one; secrets and filler are refused with the reason. Statements of one
         session are kept in the order they arrive."""
         record = {"text": text, "kind": kind, "importance": importance, "tags": tags,
-                  "metadata": metadata, "source": "agent", "session": session,
+                  "metadata": metadata, "source": AGENT_SOURCE, "session": session,
                   "supersedes": supersedes, "created_at": created_at}
         where = writing()
         report = _call(lambda: mem.remember({k: v for k, v in record.items()

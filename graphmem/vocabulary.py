@@ -8,6 +8,11 @@ DEFAULT_DIMENSIONS = 384
 
 KINDS = ("episodic", "semantic", "procedural", "core", "heuristic", "reflection")
 SOURCES = ("user", "agent", "import", "consolidation", "reflection")
+#: What an agent stores through an agent's door (MCP, the HTTP service, the LangGraph
+#: store) without naming a kind or source: a distilled statement, written by an agent
+#: (docs/decisions.md, "What an agent stores is a semantic memory by the agent").
+AGENT_KIND = "semantic"
+AGENT_SOURCE = "agent"
 LIFECYCLES = ("active", "shadowed", "archived")
 TIERS = ("hot", "cold", "stub")
 VISIBILITIES = ("public", "private")

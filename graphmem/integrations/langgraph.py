@@ -45,6 +45,7 @@ from graphmem.errors import InputError, NotFoundError
 from graphmem.options import MAX_TOP_K
 from graphmem.settings import check_scope
 from graphmem.types import Hit, MemoryOut, utcnow
+from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE
 from graphmem.write.gates import credential_reason, secret_reason
 
 #: The scope every namespace of a store lives under, unless the store is given another.
@@ -377,6 +378,6 @@ class GraphMemStore(BaseStore):
         if op.index is False:
             metadata[UNINDEXED] = True
         session = op.value.get("session")
-        return {"id": memory_id(op.key), "text": text, "kind": "semantic", "source": "agent",
+        return {"id": memory_id(op.key), "text": text, "kind": AGENT_KIND, "source": AGENT_SOURCE,
                 "metadata": metadata,
                 **({"session": session} if isinstance(session, str) and session else {})}

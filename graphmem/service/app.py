@@ -39,6 +39,7 @@ from graphmem.errors import (
 from graphmem.options import RecallOptions, parse, store_knobs
 from graphmem.service import tokens
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
+from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE
 from graphmem.write.gates import shown
 
 _log = logging.getLogger("graphmem.service")
@@ -275,15 +276,20 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         if body.records is not None and len(body.records) > limits.max_batch:
             raise ServiceError(413, f"{len(body.records)} records; at most "
                                     f"{limits.max_batch} a request")
-        records: list[Any] = [body.text] if body.text is not None else body.records or []
+        records: list[Any] = ([{"text": body.text}] if body.text is not None
+                              else body.records or [])
         for i, r in enumerate(records):
             if isinstance(r, dict) and r.get("scope") is not None:
                 scope_of(g, str(r["scope"]), write=True)
                 if r["scope"] != scope:
                     raise InputError("a record's scope must be the request's",
                                      field=f"records.{i}.scope")
-        return mem.remember(records, scope=scope, session=body.session, kind=body.kind,
-                            visibility=body.visibility, source="<http>")
+        # What an agent stores names its kind and source, else the agent doors' own.
+        records = [{"source": AGENT_SOURCE, **r} if isinstance(r, dict) else r
+                   for r in records]
+        return mem.remember(records, scope=scope, session=body.session,
+                            kind=body.kind or AGENT_KIND, visibility=body.visibility,
+                            source="<http>")
 
     @app.post("/v1/recall")
     def recall(body: RecallBody, g: Granted) -> RecallResult:

@@ -544,3 +544,31 @@ def test_a_writer_drops_its_whole_scope_and_no_one_else_can(svc: Service) -> Non
     dropped = svc.call("POST", "/v1/drop_scope", svc.token_a, json={"scope": svc.a})
     assert dropped.status_code == 200 and dropped.json()["deleted"] >= 1, dropped.text
     assert _left_of(svc.mem, svc.a) == 0
+
+
+def test_a_statement_an_agent_stores_is_the_same_memory_through_every_agent_door(
+        svc: Service) -> None:
+    # It was semantic/agent over MCP and in the LangGraph store, episodic/user over
+    # /v1/remember, in the same process: another half-life and confidence.
+    import anyio
+
+    from graphmem.integrations.langgraph import GraphMemStore
+    from graphmem.mcp import Access, build
+
+    text = "The staging database is refreshed from production every Sunday"
+    svc.call("POST", "/v1/remember", svc.token_a, json={"text": text})
+    over_http = svc.mem.recent(svc.a, limit=1)[0]
+    server = build(svc.mem, access=lambda: Access(svc.b, True, "doors"))
+    anyio.run(server.call_tool, "memory_store", {"text": text})
+    anyio.run(server.call_tool, "memory_store", {"text": "Deploys wait for a green canary",
+                                                 "kind": "rule"})  # an alias, as elsewhere
+    over_mcp = {m.text: m for m in svc.mem.recent(svc.b, limit=5)}
+    store = GraphMemStore(svc.mem, root=f"{svc.b}/lg")
+    try:
+        store.put(("ops",), "staging", {"text": text})
+        in_store = svc.mem.recent(store.scope(("ops",)), limit=1)[0]
+    finally:
+        svc.mem.drop_scope(store.scope(("ops",)))
+    doors = {(m.kind, m.source, m.confidence) for m in (over_http, over_mcp[text], in_store)}
+    assert doors == {("semantic", "agent", over_http.confidence)}, doors
+    assert over_mcp["Deploys wait for a green canary"].kind == "heuristic"
