@@ -46,6 +46,16 @@ from graphmem.types import (
     as_utc,
     utcnow,
 )
+from graphmem.vocabulary import (
+    CONTEXT_TOKENS,
+    CONTEXT_TOP,
+    ENTITIES,
+    MAX_CONTEXT_TOKENS,
+    MAX_CONTEXT_TOP,
+    MAX_LISTED,
+    MIN_CONTEXT_TOKENS,
+    SESSION_TURNS,
+)
 from graphmem.write import formats, ingest, runs
 from graphmem.write.extract import Extractor, load_extractor
 from graphmem.write.ingest import Timing
@@ -323,20 +333,21 @@ class GraphMem:
                       order=order, offset=offset, limit=limit)
 
     def session_turns(self, session: str | None = None, *, scope: str | None = None,
-                      last: int = 20) -> list[MemoryOut]:
+                      last: int = SESSION_TURNS) -> list[MemoryOut]:
         """The last `last` turns of a session (default: the configured one), in order."""
         name = session or self.settings.session
         if not name or not SESSION_NAME.fullmatch(name):
             raise InputError("name the session (up to 200 characters, no # or line break)",
                              field="session")
-        if not 1 <= last <= 1000:
-            raise InputError(f"last must be 1-1000, got {last}", field="last")
+        if not 1 <= last <= MAX_LISTED:
+            raise InputError(f"last must be 1-{MAX_LISTED}, got {last}", field="last")
         return session_turns(self._db, self._scope(scope), name, last)
 
-    def entities(self, *, scope: str | None = None, limit: int = 50) -> list[EntityOut]:
+    def entities(self, *, scope: str | None = None,
+                 limit: int = ENTITIES) -> list[EntityOut]:
         """What a scope's memories name, those named by most memories first."""
-        if not 1 <= limit <= 1000:
-            raise InputError(f"limit must be 1-1000, got {limit}", field="limit")
+        if not 1 <= limit <= MAX_LISTED:
+            raise InputError(f"limit must be 1-{MAX_LISTED}, got {limit}", field="limit")
         return entities(self._db, self._scope(scope), limit)
 
     def scopes(self, prefix: str = "") -> list[str]:
@@ -485,12 +496,15 @@ class GraphMem:
     def _scope(self, scope: str | None) -> str:
         return valid_scope(scope) or self.settings.scope
 
-    def context(self, *, scope: str | None = None, top: int = 20,
-                max_tokens: int = 600) -> Context:
+    def context(self, *, scope: str | None = None, top: int = CONTEXT_TOP,
+                max_tokens: int = CONTEXT_TOKENS) -> Context:
         """L0 (counts per kind) and L1 (the best memories, type-budgeted, under
         `max_tokens`), ready for an agent's system prompt."""
-        if not 1 <= top <= 200 or not 50 <= max_tokens <= 100_000:
-            raise InputError("top must be 1-200 and max-tokens 50-100000", field="top")
+        if not 1 <= top <= MAX_CONTEXT_TOP:
+            raise InputError(f"top must be 1-{MAX_CONTEXT_TOP}, got {top}", field="top")
+        if not MIN_CONTEXT_TOKENS <= max_tokens <= MAX_CONTEXT_TOKENS:
+            raise InputError(f"max-tokens must be {MIN_CONTEXT_TOKENS}-{MAX_CONTEXT_TOKENS}, "
+                             f"got {max_tokens}", field="max_tokens")
         return context.build(self._db, self._scope(scope),
                              self.now(), top=top, max_tokens=max_tokens)
 

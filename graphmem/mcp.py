@@ -26,7 +26,19 @@ from pydantic import Field
 from graphmem.api import GraphMem
 from graphmem.errors import EnvironmentProblem, GraphmemError, InputError
 from graphmem.types import KIND_ALIASES, MAX_QUERY_CHARS, MemoryOut
-from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE, KINDS
+from graphmem.vocabulary import (
+    AGENT_KIND,
+    AGENT_SOURCE,
+    CONTEXT_TOKENS,
+    ENTITIES,
+    KINDS,
+    MAX_CONTEXT_TOKENS,
+    MAX_LISTED,
+    MAX_TOP_K,
+    MIN_CONTEXT_TOKENS,
+    SESSION_TURNS,
+    TOP_K,
+)
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -181,7 +193,8 @@ def build(mem: GraphMem, session: str | None = None, *,
     def memory_recall(
         query: Annotated[str, Field(max_length=MAX_QUERY_CHARS,
                                     description="What you want to know, in plain words.")],
-        top_k: Annotated[int, Field(ge=1, le=50, description="How many memories.")] = 8,
+        top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="How many memories.")
+                         ] = TOP_K,
         mode: Annotated[Literal["hybrid", "vector", "keyword", "exact"], Field(
             description="hybrid (default) unless you need exact words.")] = "hybrid",
         kinds: Annotated[list[Kind] | None, Field(description="Only these kinds.")] = None,
@@ -244,8 +257,8 @@ def build(mem: GraphMem, session: str | None = None, *,
 
     @tool("memory_context")
     def memory_context(
-        max_tokens: Annotated[int, Field(ge=100, le=4000,
-                                         description="Budget of the block.")] = 600,
+        max_tokens: Annotated[int, Field(ge=MIN_CONTEXT_TOKENS, le=MAX_CONTEXT_TOKENS,
+                                         description="Budget of the block.")] = CONTEXT_TOKENS,
     ) -> str:
         """What you know, in brief: counts per kind and the most important memories, to
         read at the start of a task."""
@@ -255,7 +268,8 @@ def build(mem: GraphMem, session: str | None = None, *,
     def memory_session(
         session: Annotated[str | None, Field(
             description="The conversation or run (default: this connection's).")] = None,
-        last: Annotated[int, Field(ge=1, le=200, description="How many turns.")] = 20,
+        last: Annotated[int, Field(ge=1, le=MAX_LISTED, description="How many turns.")
+                        ] = SESSION_TURNS,
     ) -> list[dict[str, Any]]:
         """A conversation's last turns in the order they were said, to pick it up again."""
         where = here()
@@ -265,7 +279,8 @@ def build(mem: GraphMem, session: str | None = None, *,
 
     @tool("memory_entities")
     def memory_entities(
-        limit: Annotated[int, Field(ge=1, le=200, description="How many.")] = 30,
+        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, description="How many.")
+                         ] = ENTITIES,
     ) -> list[dict[str, Any]]:
         """What your memories name (people, places, files, titles…), most mentioned
         first: the handles to recall by."""

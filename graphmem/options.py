@@ -25,10 +25,9 @@ from graphmem.settings import (
     check_scope,
 )
 from graphmem.types import SESSION_NAME, as_utc, canonical_kind
-from graphmem.vocabulary import HUB_LIMIT, LINK_TAU_DAYS, VISIBILITIES
+from graphmem.vocabulary import HUB_LIMIT, LINK_TAU_DAYS, MAX_TOP_K, TOP_K, VISIBILITIES
 from graphmem.write.gates import secret_reason, shown
 
-MAX_TOP_K = 1000
 MAX_HOPS = 2
 MODES = ("hybrid", "vector", "keyword", "exact")
 
@@ -151,7 +150,7 @@ class RecallOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     mode: str = "hybrid"
-    top_k: int = 10
+    top_k: int = TOP_K
     hops: int = 2
     kinds: list[str] | None = None
     filters: dict[str, list[Any]] = {}

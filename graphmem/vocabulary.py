@@ -14,6 +14,22 @@ SOURCES = ("user", "agent", "import", "consolidation", "reflection")
 AGENT_KIND = "semantic"
 AGENT_SOURCE = "agent"
 LIFECYCLES = ("active", "shadowed", "archived")
+
+# The defaults and bounds every door shares (the API, the CLI, MCP, the service), so an
+# agent gets the same answer whichever it calls.
+#: Memories a recall returns, by default and at most.
+TOP_K = 10
+MAX_TOP_K = 1000
+#: A context block (L0 + L1): its memories and token budget, by default and bounds.
+CONTEXT_TOP = 20
+MAX_CONTEXT_TOP = 200
+CONTEXT_TOKENS = 600
+MIN_CONTEXT_TOKENS = 50
+MAX_CONTEXT_TOKENS = 100_000
+#: A session's last turns and a scope's entities listed, by default and at most.
+SESSION_TURNS = 20
+ENTITIES = 50
+MAX_LISTED = 1000
 TIERS = ("hot", "cold", "stub")
 VISIBILITIES = ("public", "private")
 LINK_KINDS = ("synaptic", "co_retrieval", "manual")

@@ -36,7 +36,7 @@ from graphmem.cli.output import (
     show_progress,
 )
 from graphmem.errors import InputError, NotFoundError
-from graphmem.vocabulary import FORMATS
+from graphmem.vocabulary import CONTEXT_TOKENS, CONTEXT_TOP, FORMATS, TOP_K
 from graphmem.write.gates import shown
 
 if TYPE_CHECKING:
@@ -267,7 +267,7 @@ def get(
 @handled
 def recall(
     query: Annotated[str, typer.Argument(help="What to recall, in plain words.")],
-    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many hits.")] = 10,
+    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many hits.")] = TOP_K,
     mode: Annotated[str, typer.Option(help="hybrid, vector, keyword or exact.")] = "hybrid",
     alpha: Annotated[float | None, typer.Option(
         help="Hybrid: alpha * cosine + (1 - alpha) * BM25 instead of rank fusion.")] = None,
@@ -322,8 +322,9 @@ def recall(
 @app.command("context")
 @handled
 def context_cmd(
-    top: Annotated[int, typer.Option(help="At most this many memories (L1).")] = 20,
-    max_tokens: Annotated[int, typer.Option(help="Token budget of the block.")] = 600,
+    top: Annotated[int, typer.Option(help="At most this many memories (L1).")] = CONTEXT_TOP,
+    max_tokens: Annotated[int, typer.Option(help="Token budget of the block.")
+                          ] = CONTEXT_TOKENS,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,

@@ -42,10 +42,9 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError, NotFoundError
-from graphmem.options import MAX_TOP_K
 from graphmem.settings import check_scope
 from graphmem.types import Hit, MemoryOut, utcnow
-from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE
+from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE, MAX_TOP_K
 from graphmem.write.gates import credential_reason, secret_reason
 
 #: The scope every namespace of a store lives under, unless the store is given another.

@@ -39,7 +39,14 @@ from graphmem.errors import (
 from graphmem.options import RecallOptions, parse, store_knobs
 from graphmem.service import tokens
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
-from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE
+from graphmem.vocabulary import (
+    AGENT_KIND,
+    AGENT_SOURCE,
+    CONTEXT_TOKENS,
+    CONTEXT_TOP,
+    ENTITIES,
+    SESSION_TURNS,
+)
 from graphmem.write.gates import shown
 
 _log = logging.getLogger("graphmem.service")
@@ -334,21 +341,21 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         return mem.feedback(body.id, used=body.used, scope=scope).model_dump(mode="json")
 
     @app.get("/v1/entities")
-    def entities(g: Granted, scope: str | None = None, limit: int = 50) -> list[Any]:
+    def entities(g: Granted, scope: str | None = None, limit: int = ENTITIES) -> list[Any]:
         """What the scope's memories name, most mentioned first."""
         return [e.model_dump(mode="json")
                 for e in mem.entities(scope=scope_of(g, scope), limit=limit)]
 
     @app.get("/v1/session")
     def session(g: Granted, session: str, scope: str | None = None,
-                last: int = 20) -> list[Any]:
+                last: int = SESSION_TURNS) -> list[Any]:
         """A conversation's last turns, in order."""
         return [m.model_dump(mode="json") for m in
                 mem.session_turns(session, scope=scope_of(g, scope), last=last)]
 
     @app.get("/v1/context")
-    def context(g: Granted, scope: str | None = None, top: int = 20,
-                max_tokens: int = 600) -> dict[str, Any]:
+    def context(g: Granted, scope: str | None = None, top: int = CONTEXT_TOP,
+                max_tokens: int = CONTEXT_TOKENS) -> dict[str, Any]:
         """The tiered load: L0 (counts per kind) and L1 (the best memories, budgeted)."""
         return mem.context(scope=scope_of(g, scope), top=top,
                            max_tokens=max_tokens).model_dump(mode="json")

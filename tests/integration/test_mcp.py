@@ -12,11 +12,13 @@ import time
 from importlib import metadata
 
 import anyio
+import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from graphmem.api import GraphMem
+from graphmem.errors import InputError
 
 TOOLS = {"memory_store", "memory_recall", "memory_update", "memory_forget",
          "memory_consolidate", "memory_feedback", "memory_context"}
@@ -220,3 +222,32 @@ def test_an_argument_a_tool_does_not_take_is_refused_by_name(mem: GraphMem) -> N
             assert not fine.is_error, fine.content
 
     anyio.run(session)
+
+
+def test_every_door_takes_the_same_defaults_and_bounds(mem: GraphMem) -> None:
+    # MCP's recall took 1-50 (default 8), every other door 1-1000 (default 10); context
+    # tokens 100-4,000 against 50-100,000; session and entity lists 200 against 1,000.
+    from graphmem import vocabulary as v
+    from graphmem.mcp import build
+    from graphmem.options import RecallOptions
+
+    async def schemas() -> dict[str, dict]:
+        return {t.name: t.input_schema["properties"]
+                for t in await build(mem).list_tools()}
+
+    tools = anyio.run(schemas)
+    expected = {("memory_recall", "top_k"): (1, v.MAX_TOP_K, v.TOP_K),
+                ("memory_context", "max_tokens"): (v.MIN_CONTEXT_TOKENS,
+                                                   v.MAX_CONTEXT_TOKENS, v.CONTEXT_TOKENS),
+                ("memory_session", "last"): (1, v.MAX_LISTED, v.SESSION_TURNS),
+                ("memory_entities", "limit"): (1, v.MAX_LISTED, v.ENTITIES)}
+    for (tool, arg), bounds in expected.items():
+        p = tools[tool][arg]
+        assert (p["minimum"], p["maximum"], p["default"]) == bounds, (tool, p)
+    assert RecallOptions().top_k == v.TOP_K
+    for call in (lambda: mem.recall("anything", top_k=v.MAX_TOP_K + 1),
+                 lambda: mem.context(max_tokens=v.MAX_CONTEXT_TOKENS + 1),
+                 lambda: mem.entities(limit=v.MAX_LISTED + 1),
+                 lambda: mem.session_turns("s", last=v.MAX_LISTED + 1)):
+        with pytest.raises(InputError):
+            call()
