@@ -25,7 +25,7 @@ from pydantic import Field
 
 from graphmem.api import GraphMem
 from graphmem.errors import EnvironmentProblem, GraphmemError, InputError
-from graphmem.types import KIND_ALIASES, MAX_QUERY_CHARS, MemoryOut
+from graphmem.types import KIND_ALIASES, MAX_QUERY_CHARS, Hit, MemoryOut
 from graphmem.vocabulary import (
     AGENT_KIND,
     AGENT_SOURCE,
@@ -205,13 +205,18 @@ def build(mem: GraphMem, session: str | None = None, *,
             description="Only memories written at or after this ISO-8601 time.")] = None,
         until: Annotated[datetime | None, Field(
             description="Only memories written before this ISO-8601 time.")] = None,
+        details: Annotated[bool, Field(
+            description="Each hit's score parts and association path in full.")] = False,
     ) -> dict[str, Any]:
-        """The memories that best answer the query, best first, each with its score's
-        parts; memories reached by association carry the path that reached them."""
+        """The memories that best answer the query, best first: each one's id, text,
+        kind, score, when it was written and why it was found (the query's meaning or
+        words, or the association that reached it); `details` adds the score's parts."""
         result = _call(lambda: mem.recall(query, scope=here().scope, top_k=top_k, mode=mode,
                                           kinds=kinds, hops=hops, diverse=diverse,
                                           since=since, until=until))
-        return result.model_dump(mode="json")
+        if details:
+            return result.model_dump(mode="json")
+        return {"query": result.query, "hits": [_compact(h) for h in result.hits]}
 
     @tool("memory_update")
     def memory_update(
@@ -312,6 +317,21 @@ def build(mem: GraphMem, session: str | None = None, *,
                                                limit=len(memory_ids)))]
 
     return server
+
+
+def _compact(hit: Hit) -> dict[str, Any]:
+    """What a model reads of a hit (a tenth of its full form): no scoring internals."""
+    if hit.via == "direct":
+        found = [name for name, part in (("meaning", hit.cosine), ("words", hit.bm25))
+                 if part is not None]
+        why = "the query's " + " and ".join(found or ["text"])
+    else:
+        step = hit.path[-1] if hit.path else None
+        why = (f"association: {step.kind} {step.name!r} from {step.source}" if step
+               else "association")
+    return {"id": hit.id, "text": hit.text, "kind": hit.kind, "score": round(hit.score, 3),
+            "created_at": hit.created_at.isoformat() if hit.created_at else None,
+            "why": why}
 
 
 def _brief(m: MemoryOut) -> dict[str, Any]:

@@ -251,3 +251,28 @@ def test_every_door_takes_the_same_defaults_and_bounds(mem: GraphMem) -> None:
                  lambda: mem.session_turns("s", last=v.MAX_LISTED + 1)):
         with pytest.raises(InputError):
             call()
+
+
+def test_recall_answers_in_brief_unless_asked_for_details(mem: GraphMem) -> None:
+    # Each recall answered ~6 KB of scoring internals: heavy in a model's context.
+    mem.remember([{"text": t, "session": "standup"} for t in (
+        "Ana opened the standup with the release date",
+        "Ben said the release moves to Thursday because of Lisbon QA")])
+
+    async def session() -> None:
+        async with stdio_client(_server(mem)) as (read, write), \
+                ClientSession(read, write) as client:
+            await client.initialize()
+            args = {"query": "when is the release?"}
+            brief = await client.call_tool("memory_recall", args)
+            full = await client.call_tool("memory_recall", {**args, "details": True})
+            hits = _payload(brief)["hits"]
+            assert hits and all(set(h) == {"id", "text", "kind", "score", "created_at", "why"}
+                                for h in hits)
+            assert hits[0]["why"].startswith("the query's")
+            detailed = _payload(full)["hits"]
+            assert [h["id"] for h in detailed] == [h["id"] for h in hits]
+            assert "relevance" in detailed[0]
+            assert len(brief.content[0].text) * 2 < len(full.content[0].text)
+
+    anyio.run(session)
