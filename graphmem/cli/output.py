@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ParamSpec, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
+from typer.core import TyperOption
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
@@ -23,6 +24,16 @@ if TYPE_CHECKING:
 
 from graphmem.errors import GraphmemError, InputError, invalid
 from graphmem.write.gates import shown
+
+
+def _flag_type(self: TyperOption, ctx: typer.Context) -> str | None:
+    """A flag takes no value, so its help shows none (Typer's rich help printed `<bool>`
+    beside every flag, as though `--json <bool>` were wanted)."""
+    return None if self.is_flag else _value_type(self, ctx)
+
+
+_value_type = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignment]
 
 P = ParamSpec("P")
 R = TypeVar("R")

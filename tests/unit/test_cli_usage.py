@@ -30,3 +30,13 @@ def test_usage_errors_are_one_line_and_exit_1(args: list[str], names: str) -> No
 def test_help_still_works() -> None:
     done = graphmem("recall", "--help")
     assert done.returncode == 0 and "--top-k" in done.stdout
+    assert "<int>" in done.stdout  # a value's type is shown
+
+
+@pytest.mark.parametrize("command", [[], ["recall"], ["drop-scope"], ["remember"]])
+def test_a_flag_shows_no_value_in_help(command: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "graphmem", *command, "--help"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "COLUMNS": "120"})
+    assert done.returncode == 0 and "--help" in done.stdout
+    assert "<bool>" not in done.stdout, done.stdout
