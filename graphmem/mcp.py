@@ -389,4 +389,6 @@ def _serve_http(server: MCPServer, host: str, port: int) -> None:
     """Run the streamable-HTTP app under uvicorn, its logs on stderr."""
     from graphmem.service import http
 
+    http.check_free(host, port)
+    print(f"graphmem MCP serves on http://{host}:{port}{HTTP_PATH}", file=sys.stderr)
     http.run(server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host), host, port)

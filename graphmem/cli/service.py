@@ -92,6 +92,11 @@ def serve(
         raise InputError(f"host {host!r}: no live token yet, so the service listens on "
                          "loopback only (make one with `graphmem token create`)",
                          field="--host")
+    try:
+        http.check_free(host, port)
+    except InputError:
+        mem.close()
+        raise
     say(f"graphmem serves on http://{host}:{port} (docs at /docs)")
     # uvicorn stops gracefully on SIGTERM and then raises it again for the handler it
     # found: an ordinary end here, so that a stopped service exits 0.

@@ -5,7 +5,10 @@ flight finished — after which the caller closes what it holds."""
 from __future__ import annotations
 
 import copy
+import socket
 from typing import Any
+
+from graphmem.errors import InputError
 
 #: The addresses a server may listen on without credentials.
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -17,8 +20,24 @@ GRACE_SECONDS = 30
 KEEP_ALIVE_SECONDS = 75
 
 
+def check_free(host: str, port: int) -> None:
+    """An InputError naming the port if another process listens there (uvicorn said so
+    in a logged traceback and exit 3)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as e:
+            raise InputError(f"cannot listen on {host}:{port}: {e.strerror or e} (another "
+                             "server may hold it; choose one with --port)",
+                             field="--port") from None
+
+
 def run(app: Any, host: str, port: int) -> None:
-    """Serve `app` at host:port until SIGINT or SIGTERM."""
+    """Serve `app` at host:port until SIGINT or SIGTERM (an InputError first if the
+    address cannot be had)."""
+    check_free(host, port)
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 

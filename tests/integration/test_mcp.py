@@ -150,8 +150,24 @@ def test_an_agent_connects_over_streamable_http(mem: GraphMem) -> None:
         anyio.run(session)
     finally:
         server.terminate()
-        out, _ = server.communicate(timeout=30)
+        out, err = server.communicate(timeout=30)
     assert out == ""  # results go to stdout, and a server has none: its logs are on stderr
+    assert f"graphmem MCP serves on {url}" in err  # where to point a host, said once
+
+
+def test_a_port_in_use_is_one_line_naming_it(mem: GraphMem) -> None:
+    params = _server(mem)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for command in ([*params.args, "--transport", "http", "--port", str(port)],
+                        ["-m", "graphmem", "serve", "--port", str(port)]):
+            done = subprocess.run([params.command, *command], env=params.env,
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 1, done.stderr  # was a logged traceback and exit 3
+            assert f"127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
+            assert "Traceback" not in done.stderr
 
 
 def test_http_refuses_an_address_beyond_this_machine(mem: GraphMem) -> None:
