@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -76,17 +76,18 @@ def _known(mem: GraphMem, ids: list[str], scope: str) -> None:
 
 def connection_session(now: datetime) -> str:
     """The session a connection's memories join when the agent names none: one per
-    server process, which serves one client (stdio)."""
+    stdio server process, one per MCP session over HTTP."""
     return f"mcp-{now:%Y-%m-%dT%H%M%S}-{uuid.uuid4().hex[:6]}"
 
 
 class Access(NamedTuple):
     """Where a tool call acts: its scope, whether it may write, and the session what it
-    stores joins when it names none."""
+    stores joins when it names none (None: the connection's own)."""
 
     scope: str
     writable: bool
-    session: str
+    session: str | None = None
+
 
 
 #: Each tool's title and its hints to a host (read-only, destructive, idempotent), so a
@@ -121,6 +122,21 @@ def _refuse_unknown_arguments(server: MCPServer, name: str) -> None:
     tool.parameters["additionalProperties"] = False
 
 
+#: MCP sessions whose memory sessions a server keeps (the oldest is forgotten past it).
+MAX_CONNECTIONS = 10_000
+
+
+def _mcp_session_id(ctx: Context | None) -> str:
+    """The MCP session a tool call belongs to over HTTP (its `mcp-session-id` header),
+    or "" on stdio and outside a request."""
+    try:
+        request = ctx.request_context.request if ctx is not None else None
+    except ValueError:  # a call made in-process, outside any request
+        return ""
+    headers = getattr(request, "headers", None)
+    return str(headers.get("mcp-session-id") or "") if headers is not None else ""
+
+
 def build(mem: GraphMem, session: str | None = None, *,
           access: Callable[[], Access] | None = None, **server_options: Any) -> MCPServer:
     """An MCP server whose tools act on `mem`'s scope, or on the scope `access` gives for
@@ -148,12 +164,27 @@ def build(mem: GraphMem, session: str | None = None, *,
             return registered
 
         return register
-    fixed = Access(mem.settings.scope, True,
-                   session or mem.settings.session or connection_session(mem.now()))
-    here = access or (lambda: fixed)
+    fixed = Access(mem.settings.scope, True, session or mem.settings.session)
+    # Each MCP session's memory session, by its id ("" for stdio: one client a process).
+    sessions: dict[str, str] = {}
+    guard = threading.Lock()
 
-    def writing() -> Access:
-        where = here()
+    def here(ctx: Context | None = None) -> Access:
+        """Where this call acts; a session named by no one is the connection's own, so
+        two HTTP clients' conversations do not interleave."""
+        where = (access or (lambda: fixed))()
+        if where.session is not None:
+            return where
+        key = _mcp_session_id(ctx)
+        with guard:
+            if key not in sessions:
+                if len(sessions) >= MAX_CONNECTIONS:
+                    sessions.pop(next(iter(sessions)))  # the oldest
+                sessions[key] = connection_session(mem.now())
+            return where._replace(session=sessions[key])
+
+    def writing(ctx: Context | None = None) -> Access:
+        where = here(ctx)
         if not where.writable:
             raise ToolError("this token may only read")
         return where
@@ -176,6 +207,7 @@ def build(mem: GraphMem, session: str | None = None, *,
             description="Id of a memory this one replaces.")] = None,
         created_at: Annotated[datetime | None, Field(
             description="When it was said or happened, ISO-8601 (default: now).")] = None,
+        ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Remember a statement. Near-duplicates confirm the existing memory instead of
         adding one; secrets and filler are refused with the reason. Statements of one
@@ -183,7 +215,7 @@ def build(mem: GraphMem, session: str | None = None, *,
         record = {"text": text, "kind": kind, "importance": importance, "tags": tags,
                   "metadata": metadata, "source": AGENT_SOURCE, "session": session,
                   "supersedes": supersedes, "created_at": created_at}
-        where = writing()
+        where = writing(ctx)
         report = _call(lambda: mem.remember({k: v for k, v in record.items()
                                              if v is not None}, scope=where.scope,
                                             session=where.session))
@@ -275,9 +307,10 @@ def build(mem: GraphMem, session: str | None = None, *,
             description="The conversation or run (default: this connection's).")] = None,
         last: Annotated[int, Field(ge=1, le=MAX_LISTED, description="How many turns.")
                         ] = SESSION_TURNS,
+        ctx: Context | None = None,
     ) -> list[dict[str, Any]]:
         """A conversation's last turns in the order they were said, to pick it up again."""
-        where = here()
+        where = here(ctx)
         turns = _call(lambda: mem.session_turns(session or where.session, scope=where.scope,
                                                 last=last))
         return [_brief(m) for m in turns]

@@ -393,8 +393,7 @@ def _mcp_server(mem: GraphMem, public_url: str) -> Any:
         token = get_access_token()
         if token is None or not token.claims:
             raise ToolError("send Authorization: Bearer <token>")
-        return mcp.Access(token.claims["graphmem_scopes"][0], not token.claims["read_only"],
-                          f"mcp-{token.client_id}")
+        return mcp.Access(token.claims["graphmem_scopes"][0], not token.claims["read_only"])
 
     return mcp.build(mem, access=access, token_verifier=Verifier(),
                      # graphmem's own tokens name no OAuth resource: the verifier is the check.

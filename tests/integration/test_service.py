@@ -572,3 +572,29 @@ def test_a_statement_an_agent_stores_is_the_same_memory_through_every_agent_door
     doors = {(m.kind, m.source, m.confidence) for m in (over_http, over_mcp[text], in_store)}
     assert doors == {("semantic", "agent", over_http.confidence)}, doors
     assert over_mcp["Deploys wait for a green canary"].kind == "heuristic"
+
+
+def test_each_mcp_connection_keeps_a_conversation_of_its_own(svc: Service) -> None:
+    # Every client over HTTP shared one default session: two agents' turns interleaved.
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async def agent(lines: list[str]) -> list[str]:
+        client = create_mcp_http_client(headers={"Authorization": f"Bearer {svc.token_a}"})
+        async with client, streamable_http_client(f"{svc.url}/mcp/", http_client=client) as (
+                read, write), ClientSession(read, write) as mcp:
+            await mcp.initialize()
+            for line in lines:
+                stored = await mcp.call_tool("memory_store", {"text": line})
+                assert not stored.is_error, stored.content
+            turns = await mcp.call_tool("memory_session", {"last": 10})
+            return [t["text"] for t in turns.structured_content["result"]]
+
+    ana = ["Ana starts the migration of the billing tables tonight",
+           "Ana will pause the nightly export while it runs"]
+    ben = ["Ben reviews the onboarding copy for the mobile app",
+           "Ben wants the signup button moved above the fold"]
+    assert anyio.run(agent, ana) == ana
+    assert anyio.run(agent, ben) == ben  # the same token, another connection
