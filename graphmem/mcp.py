@@ -89,7 +89,6 @@ class Access(NamedTuple):
     session: str | None = None
 
 
-
 #: Each tool's title and its hints to a host (read-only, destructive, idempotent), so a
 #: host can run recall without asking and warn before a hard forget. Recall counts as a
 #: read: what it writes is the memory's own use (reinforcement), not the agent's content.

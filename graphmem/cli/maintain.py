@@ -185,12 +185,14 @@ def drop_scope(
     give --yes elsewhere."""
     import sys
 
+    from graphmem.write.gates import shown
+
     if not yes:
         if not sys.stdin.isatty():
-            raise InputError(f"deleting the whole scope {scope!r} needs --yes (no terminal "
-                             "to confirm on)", field="--yes")
-        typed = typer.prompt(f"Delete every memory of {scope!r} for good? Type the scope "
-                             "to confirm", err=True, default="", show_default=False)
+            raise InputError(f"deleting the whole scope {shown(scope)} needs --yes (no "
+                             "terminal to confirm on)", field="--yes")
+        typed = typer.prompt(f"Delete every memory of {shown(scope)} for good? Type the "
+                             "scope to confirm", err=True, default="", show_default=False)
         if typed != scope:
             raise InputError("not confirmed: nothing was deleted", field="--yes")
     with open_memory() as mem:
