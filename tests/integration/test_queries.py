@@ -11,6 +11,9 @@ from graphmem.api import GraphMem
 from graphmem.graph import queries
 from graphmem.graph.store import Store
 
+#: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
+pytestmark = pytest.mark.line2026
+
 # Parameters of the right types for planning each query; EXPLAIN executes nothing.
 SAMPLE = {
     "ids": ["x"], "id": "x", "scope": "s", "rows": [], "index": "vector_index_Memory_embedding",

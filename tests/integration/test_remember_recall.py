@@ -11,6 +11,9 @@ from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.write import records as rec
 
+#: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
+pytestmark = pytest.mark.line2026
+
 DISTRACTORS = [
     "We deploy with Kubernetes on GKE",
     "Alice prefers tabs over spaces",
