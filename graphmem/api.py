@@ -19,7 +19,7 @@ import numpy as np
 
 from graphmem import embed
 from graphmem.embed import Embedder
-from graphmem.errors import InputError
+from graphmem.errors import GraphmemError, InputError
 from graphmem.graph import schema, scope_indexes
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, IndexInfo
 from graphmem.graph.store import Features, Store
@@ -388,6 +388,20 @@ class GraphMem:
         started = time.perf_counter()
         retrieval.plan_ahead(self._db, self.embedder.dimensions)
         return round((time.perf_counter() - started) * 1000, 1)
+
+    def warm_up(self, warn: Callable[[str], None]) -> None:
+        """Get a long-lived door ready before its first call, as every such door does
+        (the service, the MCP server): the embedder loaded, then recall's queries planned.
+        What fails (a Neo4j down or not set up, a missing model) is passed to `warn`, and
+        the first call that needs it says so again."""
+        try:
+            self.embedder.warm()
+        except GraphmemError as e:
+            warn(f"the embedder is not loaded: {e}")
+        try:
+            self.plan_ahead()
+        except GraphmemError as e:
+            warn(f"recall's queries not planned ahead: {e}")
 
     def warm_embedder(self, say: Callable[[str], None] | None = None) -> str:
         """Load the embedder now, first making the model's ONNX export if this machine has

@@ -387,7 +387,7 @@ def serve(mem: GraphMem, transport: str = "stdio", *, host: str = HTTP_HOST,
     if transport == "http" and host not in LOOPBACK:
         raise InputError(f"host {host!r}: the MCP HTTP server has no tokens yet, so it "
                          "listens on 127.0.0.1, localhost or ::1 only", field="--host")
-    planning = plan_ahead_meanwhile(mem)
+    planning = warm_up_meanwhile(mem)
     try:
         if transport == "http":
             _serve_http(build(mem), host, port)
@@ -398,21 +398,17 @@ def serve(mem: GraphMem, transport: str = "stdio", *, host: str = HTTP_HOST,
         mem.close()
 
 
-#: How long a door that stops waits for its planning ahead before closing the connection.
+#: How long a door that stops waits for its warm-up before closing the connection.
 PLANNING_WAIT = 10.0
 
 
-def plan_ahead_meanwhile(mem: GraphMem) -> threading.Thread:
-    """Have the server plan recall's queries on a thread while the door starts serving,
-    so that its first recall does not wait for that (`GraphMem.plan_ahead`). A Neo4j down
-    or not set up is said on stderr here and to the first call that needs it."""
-    def plan() -> None:
-        try:
-            mem.plan_ahead()
-        except GraphmemError as e:
-            print(f"graphmem: recall's queries not planned ahead: {e}", file=sys.stderr)
+def warm_up_meanwhile(mem: GraphMem) -> threading.Thread:
+    """`GraphMem.warm_up` on a thread while the door starts serving (an MCP host waits
+    for `initialize`, not for the model), its warnings on stderr."""
+    def warm() -> None:
+        mem.warm_up(lambda message: print(f"graphmem: {message}", file=sys.stderr))
 
-    thread = threading.Thread(target=plan, name="graphmem-plan-ahead", daemon=True)
+    thread = threading.Thread(target=warm, name="graphmem-warm-up", daemon=True)
     thread.start()
     return thread
 

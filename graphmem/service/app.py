@@ -234,8 +234,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
         # The model loads, and recall's queries are planned, before the first request.
-        await run_in_threadpool(mem.embedder.warm)
-        await run_in_threadpool(_plan_ahead, mem)
+        await run_in_threadpool(mem.warm_up, _log.warning)
         async with tools.session_manager.run():
             yield
         try:
@@ -361,14 +360,6 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
                            max_tokens=max_tokens).model_dump(mode="json")
 
     return app
-
-
-def _plan_ahead(mem: GraphMem) -> None:
-    """`GraphMem.plan_ahead`; a Neo4j down or not set up is logged, and /readyz says so."""
-    try:
-        mem.plan_ahead()
-    except GraphmemError as e:
-        _log.warning("recall's queries not planned ahead: %s", e)
 
 
 def _mcp_server(mem: GraphMem, public_url: str) -> Any:

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.embed import Embedder
 from graphmem.errors import InputError
+from graphmem.settings import Settings
 from graphmem.write.records import Collector
 
 T0 = datetime(2024, 3, 1, tzinfo=UTC)
@@ -111,3 +113,17 @@ def test_recall_options_keep_the_configured_decay(mem: GraphMem) -> None:
         reinforce=False, decay=dict(DEFAULT_CURVES))).hits[0].retention
     assert given == pytest.approx(plain)
     assert spec > plain  # the steeper preset really was the one in force
+
+
+def test_a_long_lived_door_warms_up_in_one_call(mem: GraphMem, schema_ready: Settings,
+                                                embedder: Embedder) -> None:
+    # The service loaded the model and planned recall's queries before its first request;
+    # the MCP server only planned. Both now call GraphMem.warm_up.
+    said: list[str] = []
+    mem.warm_up(said.append)
+    assert said == []
+    down = GraphMem(schema_ready.model_copy(update={"neo4j_uri": "bolt://127.0.0.1:1",
+                                                    "connect_timeout": 1.0}),
+                    embedder=embedder)
+    down.warm_up(said.append)  # never raises: the first call says it again
+    assert len(said) == 1 and "not planned ahead" in said[0], said
