@@ -7,19 +7,24 @@
 // out from what it holds now — explicit positions ($top, ingest/link_turns) and the
 // memories that arrive without a place (ingest/append_turns; one that has a place keeps
 // it). Members being written in this batch are left out ($exclude): the writer has them.
+// A member whose `id|content hash` the writer already holds ($rows' `known`: it read that
+// vector before) comes back without its embedding, which is the costly part to read.
 // Params: $scope, $rows: list of {session (Session id), new (this batch's written turns in
 //         it), top (1 + its highest explicit position, or null), arrivals (ids placed by
-//         arrival)}, $window (int, turns per session), $exclude (list of memory ids).
-// Returns: session, id, created_at, embedding.
+//         arrival), known (list of "id|content hash")}, $window (int, turns per session),
+//         $exclude (list of memory ids).
+// Returns: session, id, created_at, hash (content hash), embedding (null when known).
 UNWIND $rows AS r
 MATCH (s:Session {id: r.session})
 WITH s, r, coalesce(s.turns, 0) AS turns
 WITH s, r, CASE WHEN r.top IS NULL OR turns >= r.top THEN turns ELSE r.top END
   + size([id IN r.arrivals WHERE NOT EXISTS {
       MATCH (x:Memory {scope: $scope, id: id}) WHERE x.position IS NOT NULL }]) AS ends
-WITH s, ends - $window - r.new AS first
+WITH s, r, ends - $window - r.new AS first
 MATCH (m:Memory)
   USING INDEX m:Memory(session, position)
 WHERE m.session = s.id AND m.position >= first AND NOT m.id IN $exclude
   AND m.embedding IS NOT NULL
-RETURN s.id AS session, m.id AS id, m.created_at AS created_at, m.embedding AS embedding
+RETURN s.id AS session, m.id AS id, m.created_at AS created_at, m.content_hash AS hash,
+       CASE WHEN m.id + '|' + coalesce(m.content_hash, '') IN r.known THEN null
+            ELSE m.embedding END AS embedding

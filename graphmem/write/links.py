@@ -5,7 +5,8 @@ memory is linked to the most similar recent memories of its session, cosine ≥
 
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,42 @@ from graphmem.write.plan import Row, WriteOptions
 #: The most recent turns of its session a new memory is compared with for synaptic
 #: tagging (docs/decisions.md, "Synaptic tagging looks at the last 100 turns").
 SESSION_WINDOW = 100
+#: Sessions whose windows' vectors a process keeps (the least recently written is dropped).
+CACHED_SESSIONS = 64
+
+
+class SessionVectors:
+    """The vectors of each session's last turns as Neo4j last gave them, keyed by memory
+    id and content hash, so the next write of the session reads only the turns added
+    since (reading a hundred vectors from the store was most of an agent's write, in
+    Neo4j and in the driver alike). An embedding is the model's function of the text, so
+    an id whose content hash is unchanged has the same vector; a window keeps only the
+    turns it last held, so a forgotten turn leaves it with the next write."""
+
+    def __init__(self, sessions: int = CACHED_SESSIONS) -> None:
+        self._windows: OrderedDict[tuple[str, str], dict[str, np.ndarray]] = OrderedDict()
+        self._sessions = sessions
+        self._lock = threading.Lock()  # writers of many threads share one process's
+
+    def known(self, scope: str, session: str) -> dict[str, np.ndarray]:
+        """The vectors kept for a session's window, by `id|content hash`."""
+        with self._lock:
+            return dict(self._windows.get((scope, session), {}))
+
+    def keep(self, scope: str, session: str, vectors: dict[str, np.ndarray]) -> None:
+        """A session's window as just read, replacing what was kept for it."""
+        with self._lock:
+            self._windows[(scope, session)] = vectors
+            self._windows.move_to_end((scope, session))
+            while len(self._windows) > self._sessions:
+                self._windows.popitem(last=False)
+
+
+WINDOWS = SessionVectors()
+
+
+def _key(member: dict[str, Any]) -> str:
+    return f"{member['id']}|{member['hash'] or ''}"
 
 
 def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
@@ -29,15 +66,20 @@ def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[
     if not by_session:
         return []
     arriving = {a["session"]: a["ids"] for a in arrivals(written)}
+    known = {sid: WINDOWS.known(opts.scope, sid) for sid in by_session}
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in run(tx, "ingest/session_members", scope=opts.scope,
                  rows=[{"session": sid, "new": len(rows),
                         "top": max((r.turn + 1 for r in rows if r.turn is not None),
                                    default=None),
-                        "arrivals": arriving.get(sid, [])}
+                        "arrivals": arriving.get(sid, []), "known": sorted(known[sid])}
                        for sid, rows in sorted(by_session.items())],
                  window=SESSION_WINDOW, exclude=[r.id for r in written]):
-        members[m["session"]].append(m)
+        vector = (known[m["session"]][_key(m)] if m["embedding"] is None
+                  else np.asarray(m["embedding"], dtype=np.float32))
+        members[m["session"]].append({**m, "embedding": vector})
+    for sid in by_session:
+        WINDOWS.keep(opts.scope, sid, {_key(m): m["embedding"] for m in members[sid]})
     links: dict[tuple[str, str], dict[str, Any]] = {}
     for sid, rows in by_session.items():
         ours = {r.id for r in rows}
