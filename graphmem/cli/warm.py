@@ -73,9 +73,9 @@ def serve(socket_path: Path | None, idle: float, run: Runner) -> None:
 
 def _warm_up() -> None:
     """Import what the calls run and load the embedding model of this environment's
-    settings, so the first call handed over is as fast as the next."""
-    import graphmem.api
-    import graphmem.cli  # noqa: F401
+    settings, so the first call handed over is as fast as the next. (graphmem.cli, which
+    runs them, is loaded already: it declares `warm serve`.)"""
+    import graphmem.api  # noqa: F401
     from graphmem import embed
     from graphmem.settings import load_settings
 

@@ -291,8 +291,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
                     raise InputError("a record's scope must be the request's",
                                      field=f"records.{i}.scope")
         # What an agent stores names its kind and source, else the agent doors' own.
-        records = [{"source": AGENT_SOURCE, **r} if isinstance(r, dict) else r
-                   for r in records]
+        records = [{"source": AGENT_SOURCE, **r} for r in records]
         return mem.remember(records, scope=scope, session=body.session,
                             kind=body.kind or AGENT_KIND, visibility=body.visibility,
                             source="<http>")

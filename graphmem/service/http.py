@@ -35,9 +35,8 @@ def check_free(host: str, port: int) -> None:
 
 
 def run(app: Any, host: str, port: int) -> None:
-    """Serve `app` at host:port until SIGINT or SIGTERM (an InputError first if the
-    address cannot be had)."""
-    check_free(host, port)
+    """Serve `app` at host:port until SIGINT or SIGTERM (the caller has checked the port
+    is free with `check_free` before saying where it serves)."""
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -110,8 +111,9 @@ def gate(row: Row, signal_gate: bool) -> str | None:
     names, any secret in its content (docs/decisions.md, "The secret scanner is a
     function"); noise unless imported."""
     r = row.item.record
-    found = [credential_reason(s) for s in r.names()] + [secret_reason(s) for s in r.strings()]
-    if reason := next(filter(None, found), None):
+    found = chain((credential_reason(s) for s in r.names()),
+                  (secret_reason(s) for s in r.strings()))
+    if reason := next(filter(None, found), None):  # the first secret ends the scan
         return f"secret scanner: {reason}"
     if signal_gate and r.source != "import":
         reason = signal_reason(r.text)
