@@ -1,6 +1,11 @@
-"""One exception tree: user errors exit 1, environment errors exit 2."""
+"""One exception tree, and how every door says it: user errors exit 1 (HTTP 4xx), environment
+errors exit 2 (HTTP 503). The CLI, the service and MCP all read `exit_code`, `status` and
+`said()` from here, so one error reads the same at every door."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -9,6 +14,8 @@ class GraphmemError(Exception):
     """Base of every error graphmem raises on purpose; `exit_code` is what the CLI returns."""
 
     exit_code = 1
+    #: The HTTP status the service answers it with.
+    status = 400
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -18,6 +25,10 @@ class GraphmemError(Exception):
     def one_line(self) -> str:
         """The message and hint on one line, as the CLI prints it."""
         return f"{self.message} ({self.hint})" if self.hint else self.message
+
+    def said(self) -> str:
+        """The line a remote caller (an HTTP client, an MCP agent) reads."""
+        return self.one_line()
 
 
 class InputError(GraphmemError):
@@ -42,11 +53,24 @@ class InputError(GraphmemError):
 class NotFoundError(GraphmemError):
     """An id or name that does not exist."""
 
+    status = 404
+
+
+class Forbidden(GraphmemError):
+    """The caller's grant does not allow it: a read-only token writing, another scope."""
+
+    status = 403
+
 
 class EnvironmentProblem(GraphmemError):
     """Neo4j unreachable or misconfigured, a missing tool or index: exit 2."""
 
     exit_code = 2
+    status = 503
+
+    def said(self) -> str:
+        """A remote caller cannot fix the server: say so before what went wrong."""
+        return f"memory store unavailable: {self.one_line()}"
 
 
 class ConfigError(EnvironmentProblem):
@@ -74,12 +98,15 @@ class ServerError(EnvironmentProblem):
     """The local Neo4j server could not be assembled, started or stopped."""
 
 
-def invalid(e: ValidationError, *, source: str | None = None, line: int | None = None,
-            where: str | None = None, flags: bool = False) -> InputError:
-    """The one translation of a pydantic error into an InputError naming its first
-    problem: the field path (under `where`, or as a CLI flag with `flags`) and the reason."""
-    err = e.errors()[0]
-    path = ".".join(str(p) for p in err["loc"]) or None
+def invalid(e: ValidationError | Sequence[Any], *, source: str | None = None,
+            line: int | None = None, where: str | None = None,
+            flags: bool = False) -> InputError:
+    """The one translation of a pydantic error (or a web framework's list of them) into an
+    InputError naming its first problem: the field path (under `where`, or as a CLI flag
+    with `flags`) and the reason."""
+    err = (e.errors() if isinstance(e, ValidationError) else e)[0]
+    # A web framework puts where in the request it looked first ("body", "query").
+    path = ".".join(str(p) for p in err["loc"] if p not in ("body", "query")) or None
     if flags and path:
         path = "--" + path.replace("_", "-").replace(".", "-")
     if where:

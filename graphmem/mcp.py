@@ -21,10 +21,11 @@ from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
+from graphmem import grants
 from graphmem.api import GraphMem
-from graphmem.errors import EnvironmentProblem, GraphmemError, InputError
+from graphmem.errors import GraphmemError, InputError, invalid
 from graphmem.types import KIND_ALIASES, MAX_QUERY_CHARS, Hit, MemoryOut
 from graphmem.vocabulary import (
     AGENT_KIND,
@@ -62,10 +63,10 @@ def _call(fn: Callable[[], T]) -> T:
     """Run one tool body; graphmem errors become tool errors the agent can read."""
     try:
         return fn()
-    except EnvironmentProblem as e:
-        raise ToolError(f"memory store unavailable: {e.one_line()}") from None
     except GraphmemError as e:
-        raise ToolError(e.one_line()) from None
+        raise ToolError(e.said()) from None
+    except ValidationError as e:  # options a tool built from its arguments
+        raise ToolError(invalid(e).said()) from None
 
 
 def _known(mem: GraphMem, ids: list[str], scope: str) -> None:
@@ -184,8 +185,7 @@ def build(mem: GraphMem, session: str | None = None, *,
 
     def writing(ctx: Context | None = None) -> Access:
         where = here(ctx)
-        if not where.writable:
-            raise ToolError("this token may only read")
+        _call(lambda: grants.may_write(not where.writable))
         return where
 
     @tool("memory_store")

@@ -28,15 +28,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from graphmem import grants
 from graphmem.api import GraphMem
-from graphmem.errors import (
-    EnvironmentProblem,
-    GraphmemError,
-    InputError,
-    NotFoundError,
-    invalid,
-)
-from graphmem.options import RecallOptions, parse, store_knobs
+from graphmem.errors import GraphmemError, InputError, invalid
+from graphmem.options import RecallOptions, parse
 from graphmem.service import tokens
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
 from graphmem.vocabulary import (
@@ -47,7 +42,6 @@ from graphmem.vocabulary import (
     ENTITIES,
     SESSION_TURNS,
 )
-from graphmem.write.gates import shown
 
 _log = logging.getLogger("graphmem.service")
 
@@ -254,12 +248,9 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     _errors(app)
 
     def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
-        if write and g.read_only:
-            raise ServiceError(403, "this token may only read")
-        chosen = scope or g.scopes[0]
-        if chosen not in g.scopes:
-            raise ServiceError(403, f"this token may not use scope {shown(chosen)}")
-        return chosen
+        if write:
+            grants.may_write(g.read_only)
+        return grants.may_use(g.scopes, scope)
 
     @app.get("/healthz")
     def healthz() -> dict[str, bool]:
@@ -304,9 +295,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         for key in options:
             if not RecallOptions.accepts(key) or key == "decay":  # decay: configured
                 raise InputError("not a recall option here", field=f"options.{key}")
-        if g.read_only and (writes := store_knobs(options)):
-            raise ServiceError(403, f"options.{writes[0]} changes what recall stores; "
-                                    "this token may only read")
+        grants.may_recall_with(g.read_only, options)
         checked = parse(RecallOptions, options)  # a wrong type is a 400 naming it
         for layer in checked.layers:
             scope_of(g, layer)
@@ -412,21 +401,16 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def malformed(_: Request, e: RequestValidationError) -> JSONResponse:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"] if p != "body") or "body"
-        message = {"missing": "missing", "extra_forbidden": "unknown field"}.get(
-            err["type"], err["msg"])
-        return reply(400, f"field {where!r}: {message}")
+        bad = invalid(e.errors())
+        return reply(400, bad.said() if bad.field else f"field 'body': {bad.reason}")
 
     @app.exception_handler(ValidationError)
     async def invalid_model(_: Request, e: ValidationError) -> JSONResponse:
-        return reply(400, invalid(e).one_line())
+        return reply(400, invalid(e).said())
 
     @app.exception_handler(GraphmemError)
     async def graphmem_error(_: Request, e: GraphmemError) -> JSONResponse:
-        if isinstance(e, EnvironmentProblem):
-            return reply(503, f"memory store unavailable: {e.one_line()}")
-        return reply(404 if isinstance(e, NotFoundError) else 400, e.one_line())
+        return reply(e.status, e.said())
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, e: Exception) -> JSONResponse:
