@@ -122,6 +122,21 @@ def _refuse_unknown_arguments(server: MCPServer, name: str) -> None:
     tool.parameters["additionalProperties"] = False
 
 
+class _Server(MCPServer):
+    """The SDK's server, but a tool's arguments refused read as every door says it:
+    `field 'top_k': …` on one line, not pydantic's report of several."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if not isinstance(e.__cause__, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {invalid(e.__cause__).said()}"
+                            ) from e.__cause__
+
+
 #: MCP sessions whose memory sessions a server keeps (the oldest is forgotten past it).
 MAX_CONNECTIONS = 10_000
 
@@ -145,9 +160,9 @@ def build(mem: GraphMem, session: str | None = None, *,
     connection's own), in order of arrival, so its conversation gets its order."""
     from importlib import metadata
 
-    server = MCPServer(name="graphmem", instructions=INSTRUCTIONS,
-                       version=metadata.version("graphmem"),
-                       description="Associative long-term memory", **server_options)
+    server = _Server(name="graphmem", instructions=INSTRUCTIONS,
+                     version=metadata.version("graphmem"),
+                     description="Associative long-term memory", **server_options)
 
     def tool(name: str) -> Callable[[F], F]:
         """Register a tool under `name` with its title and hints (TOOLS), and its
@@ -217,7 +232,7 @@ def build(mem: GraphMem, session: str | None = None, *,
         where = writing(ctx)
         report = _call(lambda: mem.remember({k: v for k, v in record.items()
                                              if v is not None}, scope=where.scope,
-                                            session=where.session))
+                                            session=where.session, source="<mcp>"))
         return report.model_dump(mode="json")
 
     @tool("memory_recall")

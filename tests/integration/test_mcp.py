@@ -232,7 +232,11 @@ def test_an_argument_a_tool_does_not_take_is_refused_by_name(mem: GraphMem) -> N
                     ("memory_store", {"text": "The deploy window moved to Wednesday",
                                       "visibility": "private"}, "visibility")):
                 refused = await client.call_tool(tool, args)
-                assert refused.is_error and wrong in refused.content[0].text, refused
+                said = refused.content[0].text  # one line, as every door says it
+                assert refused.is_error and said.endswith(f"field {wrong!r}: unknown field")
+            over = await client.call_tool("memory_recall", {"query": "deploy", "top_k": 10**4})
+            assert over.content[0].text.count("\n") == 0 and "field 'top_k'" in \
+                over.content[0].text, over
             assert mem.recent(limit=5) == []  # the refused store wrote nothing
             fine = await client.call_tool("memory_recall", {"query": "deploy", "top_k": 3})
             assert not fine.is_error, fine.content
