@@ -27,7 +27,7 @@ from graphmem.lifecycle import edits, maintenance, packs, summarize
 from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
 from graphmem.options import RecallOptions, WriteOptions, parse
-from graphmem.read import context, reinforcement, retrieval
+from graphmem.read import candidates, context, reinforcement, retrieval
 from graphmem.read.context import Context
 from graphmem.read.find import entities, find, recent, scopes_under, session_turns
 from graphmem.read.reinforcement import Reinforcer
@@ -280,7 +280,10 @@ class GraphMem:
         """Give each scope big enough to need them its own full-text index, and (not most
         of the store, on a server whose shared index cannot filter) its own vector index;
         after every write and sweep. Returns the scopes that got one."""
-        return scope_indexes.ensure(self._db, self.embedder.dimensions)
+        made = scope_indexes.ensure(self._db, self.embedder.dimensions)
+        # Depths remembered for the shared index are far deeper than a scope's own needs.
+        candidates.depths(self._db).forget(made)
+        return made
 
     def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
         """How many memories a scope holds (every lifecycle), or the whole graph."""
@@ -504,6 +507,7 @@ class GraphMem:
             raise InputError("name the scope to drop", field="scope")
         self.flush()  # reinforcement still being written would deadlock with the delete
         scope_indexes.forget(self._db, target)
+        candidates.depths(self._db).forget([target])
         rows = self._db.autocommit("admin/delete_scope", scope=target)
         return int(rows[0]["deleted"]) if rows else 0
 

@@ -108,9 +108,6 @@ def make(store: Store, scope: str, dimensions: int) -> str:
     own, name = _label(store, scope), index_name(scope)
     _create(store, name, "admin/scope_vector_index", label=own, dimensions=dimensions)
     store.write("admin/scope_index_ready", scope=scope, index=name)
-    # Depths remembered for the shared index are far deeper than this one needs.
-    for key in [k for k in store.vector_depth if k[0] == scope]:
-        del store.vector_depth[key]
     return name
 
 

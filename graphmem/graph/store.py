@@ -193,10 +193,6 @@ class Store:
         self.driver = driver
         self.settings = settings
         self.database = settings.neo4j_database
-        #: How deep recall had to ask the vector index last time, and how often that
-        #: depth was reused, per scope and filters (`retrieval._vector_candidates`):
-        #: other scopes crowd a scope's neighbours, and asking deep at once saves a trip.
-        self.vector_depth: dict[tuple[Any, ...], tuple[int, int]] = {}
         #: What the server's line offers, read when connecting.
         self.features = Features()
         #: Reads that run while the caller works on (`submit`); threads start on first use.

@@ -42,6 +42,7 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 from graphmem.api import GraphMem
 from graphmem.errors import InputError, NotFoundError
+from graphmem.read.candidates import deeper
 from graphmem.settings import check_scope
 from graphmem.types import Hit, MemoryOut, utcnow
 from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE, MAX_TOP_K
@@ -273,8 +274,8 @@ class GraphMemStore(BaseStore):
             raise InputError(f"a search with a query ranks at most {MAX_TOP_K} items; "
                              f"offset + limit is {want}", field="offset")
         depth = want * FILTER_DEPTH if op.filter else want
+        depth = min(depth, MAX_TOP_K)
         while True:
-            depth = min(depth, MAX_TOP_K)
             result = self.mem.recall(op.query, scope=top,
                                      layers=[s for s in scopes if s != top],
                                      layer_factor=1.0, top_k=depth)
@@ -283,7 +284,7 @@ class GraphMemStore(BaseStore):
             kept = [i for i in items if wanted(i)]
             if len(kept) >= want or len(result.hits) < depth or depth == MAX_TOP_K:
                 return kept[op.offset:want]
-            depth *= FILTER_DEPTH
+            depth = deeper(depth, want, len(kept), MAX_TOP_K)  # recall's own rule
 
     def _newest(self, top: str, scopes: list[str], op: SearchOp,
                 wanted: Callable[[SearchItem], bool]) -> list[SearchItem]:

@@ -52,3 +52,11 @@ def to_memory(row: dict[str, Any]) -> MemoryOut:
         props["session"] = props["session"].partition("#")[2]
     return MemoryOut(**props, metadata=metadata, sessions=row["sessions"],
                      entities=row["entities"], supersedes=row["supersedes"])
+
+
+def placed(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of `recall/retrieve`, `exact` or `expand` whose memory's facts hold its
+    neighbours in its session (conversation order reads them there) and what it is
+    about, where the row says."""
+    extra = {k: row[k] for k in ("before", "after", "about") if k in row}
+    return {**row, "memory": row["memory"] | extra}

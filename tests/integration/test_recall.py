@@ -16,7 +16,7 @@ from graphmem.api import GraphMem
 from graphmem.errors import InputError
 from graphmem.graph import scope_indexes
 from graphmem.graph.store import Store
-from graphmem.read import retrieval
+from graphmem.read import candidates
 from graphmem.types import QUERY
 
 #: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
@@ -278,7 +278,7 @@ def test_a_small_scope_is_scanned_in_one_trip_however_crowded_the_index(
 def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
         mem: GraphMem, scope: str, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     # The index's path, as a scope too big to scan takes it.
-    monkeypatch.setattr(retrieval, "SCAN_BELOW", 0)
+    monkeypatch.setattr(candidates, "SCAN_BELOW", 0)
     crowd = scope + "-crowd"
     try:
         mem.remember([{"id": f"crowd-{i}", "text": f"The lighthouse keeper logs storm {i}"}
@@ -307,14 +307,14 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
                           reinforce=False)
         if store.variant == "search":
             # Neo4j 2026 filters by kind inside the index: one trip, no depth to remember.
-            assert core.profile.round_trips == 1 and not store.vector_depth
+            assert core.profile.round_trips == 1 and not candidates.depths(store).items()
             return
         # None of the index's first 10 passed: no pass rate to go deeper by, so the scope
         # is scanned at once (2 round trips, not 3; no hit, so none to read what they show).
         assert core.profile.round_trips == 2
-        depths = {k[2]: d for k, d in store.vector_depth.items() if k[0] == scope}
+        depths = {k[2]: d for k, d in candidates.depths(store).items() if k[0] == scope}
         assert set(depths) == {(), ("core",)}
-        assert depths[("core",)][0] > 10 * retrieval.MAX_DEPTH  # scanned
+        assert depths[("core",)][0] > 10 * candidates.MAX_DEPTH  # scanned
     finally:
         mem.drop_scope(crowd)
 
@@ -363,7 +363,7 @@ def test_vector_recall_is_the_scopes_exact_cosine_ranking(
     # The same on both lines, by the shared index (5.26 over-fetches as deep as the pass
     # rate says, then scans; 2026 filters inside the index), by a big scope's own index
     # (5.26), or by a small scope's scan.
-    monkeypatch.setattr(retrieval, "SCAN_BELOW", retrieval.SCAN_BELOW if path == "scan" else 0)
+    monkeypatch.setattr(candidates, "SCAN_BELOW", candidates.SCAN_BELOW if path == "scan" else 0)
     if path == "own index":
         if store.variant == "search":
             pytest.skip("Neo4j 2026 filters in the shared index: no scope has its own")
@@ -386,7 +386,7 @@ def test_both_lines_query_paths_give_the_same_recall(
         crowded: GraphMem, monkeypatch: pytest.MonkeyPatch, store: Store) -> None:
     if store.variant is None:
         pytest.skip(f"Neo4j {store.features.version} has only the plain queries")
-    monkeypatch.setattr(retrieval, "SCAN_BELOW", 0)  # the index's paths, not a scan
+    monkeypatch.setattr(candidates, "SCAN_BELOW", 0)  # the index's paths, not a scan
     queries = ["is the ferry late", "what did the chess club win", "budget on Monday"]
     options = [{}, {"kinds": ["episodic"], "top_k": 5}, {"include_archived": True}]
     search = [crowded.recall(q, reinforce=False, **o) for q in queries for o in options]

@@ -10,7 +10,7 @@ from graphmem.api import GraphMem
 from graphmem.graph import scope_indexes
 from graphmem.graph.schema import indexes
 from graphmem.graph.store import SCOPE_LABEL, Store
-from graphmem.read import keywords, retrieval
+from graphmem.read import candidates, keywords
 
 
 def state(store: Store, scope: str) -> dict:
@@ -40,7 +40,7 @@ def test_writers_count_a_scopes_memories_on_its_node(mem: GraphMem, store: Store
 def test_a_due_scope_gets_its_own_index_and_writes_after_it_carry_the_label(
         mem: GraphMem, store: Store, scope: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scope_indexes, "OWN_INDEX_AT", 12)
-    monkeypatch.setattr(retrieval, "SCAN_BELOW", 0)  # the index's path, not a scan
+    monkeypatch.setattr(candidates, "SCAN_BELOW", 0)  # the index's path, not a scan
     crowd = scope + "-crowd"
     # At this threshold other tests' scopes on the server would be due too: not here.
     for name in ("due", "due_text"):

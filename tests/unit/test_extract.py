@@ -8,7 +8,7 @@ import pytest
 
 from graphmem.errors import ConfigError
 from graphmem.graph.schema import entity_prefix
-from graphmem.read.retrieval import query_entities
+from graphmem.read.association import query_entities
 from graphmem.write.extract import RuleExtractor, load_extractor, subject
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday

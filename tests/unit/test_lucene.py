@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.graph.schema import scope_key
-from graphmem.read.retrieval import lucene_query
+from graphmem.read.candidates import lucene_query
 
 
 def test_words_over_text_or_context_in_the_callers_scopes() -> None:

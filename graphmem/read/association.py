@@ -1,0 +1,111 @@
+"""Recall's association stage: the graph around the best direct hits (and around the
+entities the query names), then around what that reached, in one `recall/expand` round
+trip unless the first hop reaches more than its width; ranked with the direct hits by
+`rank.final` (docs/architecture.md, "The read path")."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from graphmem.graph.schema import entity_prefix
+from graphmem.graph.store import Store
+from graphmem.options import RecallOptions
+from graphmem.read import rank
+from graphmem.read.rows import placed
+from graphmem.write.extract import Extractor
+
+
+def spreading(opts: RecallOptions) -> rank.Spreading:
+    """The spreading activation `opts` asks for."""
+    a = opts.association
+    return rank.Spreading(seeds=a.seeds, hops=opts.hops, width=a.width, beta=a.weight,
+                          link_tau=a.link_tau_days, entity_weight=a.entity_weight,
+                          hop_decay=a.hop_decay, mention_weight=a.mention_weight,
+                          subject_weight=a.subject_weight)
+
+
+def query_entities(extractor: Extractor | None, query: str, now: datetime,
+                   scopes: list[str]) -> list[str]:
+    """The graph keys, in each of `scopes`' entity spaces, of the entities `query` names."""
+    if extractor is None:
+        return []
+    refs = {e.key for e in extractor.extract(query, now)}
+    return [entity_prefix(s) + ref for s in dict.fromkeys(scopes) for ref in sorted(refs)]
+
+
+def associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
+              vector: list[float] | None, entities: list[str], scoring: rank.Scoring,
+              spread: rank.Spreading, k: int) -> tuple[list[rank.Ranked], int]:
+    """Association over the direct hits: the graph around the best of them (and what the
+    query names), then around what that reached, in one `recall/expand` (two when the
+    first hop reaches more than `width`); ranked by `rank.final`. Returns the ranking and
+    the round trips."""
+    if not pool:
+        return [], 0
+    seeds = {rank.key(c.memory): c.score for c in pool[:spread.seeds]}
+    first = expand(store, seeds, common, vector, entities, pool,
+                   second_within=spread.width if spread.hops >= 2 else 0)
+    _pooled(pool, first["pool"])
+    memories, cosines = _reached(first)
+    by_query = (rank.named(first["named"], first["named_entities"], spread.width)
+                if first["named_entities"] else [])
+    hop1 = rank.hop(seeds, first["edges"], spread, scoring.now)
+    hop2: list[rank.Reached] = []
+    trips = 1
+    if spread.hops >= 2 and hop1:
+        sources = {r.key: r.activation for r in hop1}
+        edges = first["second_edges"]
+        if not first["second"]:
+            # The first hop reached more than `width`: the second spreads from its widest.
+            again = expand(store, sources, common, vector, [], [])
+            trips += 1
+            edges = again["edges"]
+            more, closer = _reached(again)
+            memories |= more
+            cosines |= closer
+        hop2 = rank.hop(sources, edges, spread, scoring.now)
+    merged = rank.merge(by_query, hop1, hop2, cosines, spread)
+    return rank.final(pool, merged, memories, cosines, scoring, spread, entities, k), trips
+
+
+def expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
+           vector: list[float] | None, entities: list[str], pool: list[rank.Candidate],
+           second_within: int = 0) -> dict[str, Any]:
+    """`recall/expand` from `sources`: one step, and the step after it in the same round
+    trip when the first reaches at most `second_within` memories (`second`)."""
+    # Lists whose sizes vary travel in one map (docs/decisions.md).
+    rows = store.read("recall/expand", **common, vector=vector,
+                      two_hops=second_within > 0, width=second_within,
+                      lists={"sources": [{"scope": s, "id": i} for s, i in sources],
+                             "entities": entities,
+                             "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]}
+                                      for c in pool]})
+    row = rows[0]
+    # What a concurrent forget deleted while this was read has null properties: gone, and
+    # so are the edges to it, and a link deleted with the memory at its other end.
+    row["memories"] = [m for m in row["memories"] if m["memory"].get("id") is not None]
+    alive = {rank.key(m["memory"]) for m in row["memories"]}
+    for edges in ("edges", "second_edges"):
+        row[edges] = [e for e in row[edges] if (e["to_scope"], e["to"]) in alive
+                      and (e["kind"] != "link" or None not in (e["weight"], e["since"]))]
+    row["named"] = [n for n in row["named"] if (n["to_scope"], n["to"]) in alive]
+    return row
+
+
+def _reached(found: dict[str, Any]) -> tuple[dict[rank.Key, dict[str, Any]],
+                                            dict[rank.Key, float | None]]:
+    """The memories a `recall/expand` reached, with their facts, and their cosines with
+    the query."""
+    return ({rank.key(m["memory"]): placed(m)["memory"] for m in found["memories"]},
+            {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in found["memories"]})
+
+
+def _pooled(pool: list[rank.Candidate], rows: list[dict[str, Any]]) -> None:
+    """What each direct hit is about, of what the query names, and its neighbours in its
+    session (`recall/expand`'s pool), set on its facts."""
+    found = {(r["scope"], r["id"]): r for r in rows}
+    for c in pool:
+        row = found.get(rank.key(c.memory), {})
+        c.memory.update(about=row.get("about", []), before=row.get("before"),
+                        after=row.get("after"))

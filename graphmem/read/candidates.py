@@ -1,0 +1,275 @@
+"""Recall's first stage: the direct hits. The full-text lists (`recall/text_lists`, asked
+while the query embeds), then one `recall/retrieve`: the vector list (the index, or an
+exact scan of a small scope), the memories of the text lists and each one's facts, in the
+caller's scope and filters only; `recall/exact` instead for exact recall. Ranked by
+`rank.direct` (docs/architecture.md, "The read path")."""
+
+from __future__ import annotations
+
+import math
+import threading
+import weakref
+from collections import OrderedDict
+from concurrent.futures import Future
+from typing import Any
+
+from graphmem.errors import InputError
+from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, scope_key
+from graphmem.graph.scope_indexes import SCAN_BELOW
+from graphmem.graph.store import Store
+from graphmem.options import RecallOptions
+from graphmem.read import keywords, rank
+from graphmem.read.plan import RecallPlan
+from graphmem.read.rows import placed
+from graphmem.types import META_KEY, RecallProfile
+from graphmem.vocabulary import KINDS
+from graphmem.write.gates import shown
+
+#: Recalls that reuse the vector depth another needed before starting from the top again.
+DEPTH_REUSE = 100
+#: How deep an index is asked first, in multiples of `fetch`: its neighbours are
+#: approximate, and the exact top `fetch` of twice as many is the true one nearly always
+#: (docs/decisions.md, "Similarities are exact").
+INDEX_DEPTH = 2
+#: The deepest the 5.26 index is asked, in multiples of `fetch`; a scope rarer than that
+#: among the index's neighbours is scanned.
+MAX_DEPTH = 20
+#: How many more neighbours than the pass rate says are asked, so one trip suffices.
+MARGIN = 1.5
+#: Scope-and-filter combinations whose vector depth is remembered (least recent go first).
+DEPTH_KEYS = 1024
+
+
+def deeper(depth: int, wanted: int, found: int, deepest: int) -> int:
+    """How deep to ask a search again whose first `depth` gave `found` of the `wanted`:
+    as deep as that pass rate says fills the list, with a margin, at most `deepest`
+    (at once when none passed). The one deepening rule: the vector and full-text lists
+    here, and the LangGraph store's filtered search."""
+    if not found:
+        return deepest
+    return min(deepest, math.ceil(depth * wanted / found * MARGIN))
+
+
+class DepthCache:
+    """How deep recall had to ask the vector index last time, and how often that depth
+    was reused, per scope and filters: other scopes crowd a scope's neighbours on 5.26, and
+    asking deep at once saves a trip. Least recently used go first; safe across threads
+    (the service and the LangGraph store recall from many)."""
+
+    def __init__(self, size: int = DEPTH_KEYS) -> None:
+        self._depths: OrderedDict[tuple[Any, ...], tuple[int, int]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...], first: int) -> tuple[int, int]:
+        """The depth to start `key`'s search at and its uses so far (`first`, 0 if none,
+        or after DEPTH_REUSE uses: a scope that grows may no longer need it)."""
+        with self._lock:
+            depth, uses = self._depths.get(key, (first, 0))
+        return (first, 0) if uses >= DEPTH_REUSE else (depth, uses)
+
+    def put(self, key: tuple[Any, ...], depth: int, uses: int) -> None:
+        """Remember that `depth` sufficed for `key`, used `uses` times."""
+        with self._lock:
+            self._depths[key] = (depth, uses)
+            self._depths.move_to_end(key)
+            while len(self._depths) > self._size:  # a long-lived server sees many filters
+                self._depths.popitem(last=False)
+
+    def forget(self, scopes: list[str]) -> None:
+        """Drop what is remembered for `scopes` (one got its own index, or was dropped)."""
+        gone = set(scopes)
+        with self._lock:
+            for key in [k for k in self._depths if k[0] in gone]:
+                del self._depths[key]
+
+    def items(self) -> list[tuple[tuple[Any, ...], tuple[int, int]]]:
+        """What is remembered, least recent first."""
+        with self._lock:
+            return list(self._depths.items())
+
+
+_CACHES: weakref.WeakKeyDictionary[Store, DepthCache] = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def depths(store: Store) -> DepthCache:
+    """The depth memory of `store`'s connection (one per database it reads)."""
+    with _CACHES_LOCK:
+        cache = _CACHES.get(store)
+        if cache is None:
+            cache = _CACHES[store] = DepthCache()
+        return cache
+
+
+def lucene_query(text: str, scopes: list[str] | None = None, field: str = "text") -> str | None:
+    """The words of `text` as a Lucene OR-query over `field` (memory text, or a turn's
+    context), required to be in one of `scopes` (a clause that adds nothing to the
+    score); no syntax of the caller reaches Lucene."""
+    kept = keywords.query_terms(text)
+    if not kept:
+        return None
+    if field not in ("text", "context"):
+        raise ValueError(f"no full-text field {field!r}")
+    terms = f"{field}:({' '.join(dict.fromkeys(kept))})"
+    if scopes is None:
+        return terms
+    keys = " ".join(scope_key(s) for s in dict.fromkeys(scopes))
+    return f"+scope_key:({keys})^0 +{terms}"
+
+
+def filters(given: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Metadata filters as the recall queries take them; a key must be a plain name."""
+    out = []
+    for key, values in given.items():
+        if not META_KEY.fullmatch(key):
+            raise InputError(f"filter key {shown(key)} must be letters, digits or _",
+                             field="--filter")
+        out.append({"key": f"meta.{key}", "values": values})
+    return out
+
+
+class TextSearch:
+    """The full-text lists of one recall, asked before the query is embedded."""
+
+    def __init__(self, store: Store, query: str, scopes: list[str], common: dict[str, Any],
+                 plan: RecallPlan) -> None:
+        self.terms = keywords.query_terms(query)
+        searches = [{"list": f, "scope": s, "q": lucene_query(query, [s], field=f),
+                     "limit": plan.fetch}
+                    for f in plan.fields for s in dict.fromkeys(scopes)] if self.terms else []
+        self.params = {**common, "text_index": FULLTEXT_INDEX, "fetch": plan.fetch,
+                       "small": keywords.SMALL_SCOPE, "searches": searches}
+        self.fields = plan.fields
+        # The server finds them while the query embeds.
+        self.pending: Future[list[dict[str, Any]]] | None = (
+            store.submit("recall/text_lists", **self.params) if searches else None)
+
+    def lists(self, store: Store, profile: RecallProfile) -> dict[str, Any]:
+        """{"text": …, "context": …}: each field's best `fetch` as {id, scope, bm25}, or None
+        where it was not searched."""
+        if self.pending is None:
+            return {"text": None, "context": None}
+        lists, trips = _text_lists(store, self.pending.result(), self.params, self.terms,
+                                   list(self.fields))
+        profile.round_trips += trips
+        return lists
+
+
+def direct(store: Store, query: str, vector: list[float] | None, lists: dict[str, Any],
+           finding: dict[str, Any], opts: RecallOptions, plan: RecallPlan,
+           scoring: rank.Scoring, profile: RecallProfile) -> list[rank.Candidate]:
+    """The direct hits of `query` (with the full-text `lists` of `TextSearch.lists`),
+    ranked by `rank.direct`, best `plan.pool_k` first."""
+    if opts.mode == "exact":
+        rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
+                          **finding, k=plan.exact_k)
+        profile.round_trips += 1
+        return rank.direct([rank.Candidate.of(placed(r)) for r in rows], scoring,
+                           mode="exact", alpha=None, rrf_k=opts.fusion.rrf_k, context=False,
+                           fetch=plan.fetch, k=max(plan.pool_k, plan.k))
+    use_vector = vector if opts.mode in ("vector", "hybrid") else None
+    params = {**finding, "vector": use_vector, "lists": lists,
+              "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
+              "fetch": plan.fetch, "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False,
+              "scan_below": SCAN_BELOW}
+    if use_vector is None:
+        rows = store.read("recall/retrieve", **params)
+        profile.round_trips += 1
+    else:
+        key = (finding["scope"], tuple(opts.layers), tuple(opts.kinds or ()),
+               repr(sorted(opts.filters.items())), tuple(opts.lifecycles()),
+               opts.since, opts.until)
+        rows, trips = vector_candidates(store, "recall/retrieve", params, key)
+        profile.round_trips += trips
+    # Without a text list hybrid ranks by the vector alone; without a vector, by BM25.
+    mode = ("keyword" if use_vector is None else "vector" if lists["text"] is None
+            else opts.mode)
+    return rank.direct([rank.Candidate.of(placed(c)) for c in rows[0]["candidates"]],
+                       scoring, mode=mode, alpha=opts.fusion.alpha, rrf_k=opts.fusion.rrf_k,
+                       context=lists["context"] is not None, fetch=plan.fetch,
+                       k=plan.pool_k)
+
+
+def vector_candidates(store: Store, name: str, params: dict[str, Any],
+                      key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
+    """The rows of query `name` (recall/retrieve) whose vector list is this scope's true
+    top `fetch`.
+
+    A scope smaller than SCAN_BELOW is scanned exactly in the first round trip (the query
+    counts it). An index is asked for INDEX_DEPTH x `fetch` neighbours, of which the
+    query keeps the `fetch` of the highest exact similarity. Neo4j 2026's index filters
+    inside itself (the "search" variant): one round trip, unless metadata filters, which
+    it cannot hold, leave its list short. On 5.26 the index cannot filter, and other
+    scopes fill its neighbours: when fewer than `fetch` pass, it is asked again as deep as
+    the pass rate seen says fills the list (`deeper`), up to MAX_DEPTH x `fetch`; a scope
+    rarer than that is scanned. The depth that sufficed is where the next recall with the
+    same scope and filters starts (`DepthCache`). Returns the rows and the round trips.
+    """
+    if store.variant == "search" and not params["filters"]:
+        # The index filters by everything else itself: its list is the scope's own top.
+        return store.read(name, **params), 1
+    fetch = params["fetch"]
+    deepest = fetch * MAX_DEPTH
+    cache = depths(store)
+    depth, uses = cache.get(key, params["index_fetch"])
+    trips = 0
+    while True:
+        trips += 1
+        scan = depth > deepest
+        rows = store.read(name, **{**params, "index_fetch": min(depth, deepest), "scan": scan})
+        first = rows[0] if rows else {}
+        found = first.get("vector_found") or 0
+        # A scan (asked, or for a small scope) returns no index neighbours: nothing more.
+        # No row, or no candidate (associate's one row): none passed, or the scope is empty.
+        returned = first.get("index_returned")
+        returned = depth if returned is None else returned
+        if scan or found >= fetch or returned < depth:
+            cache.put(key, depth, uses + 1)
+            return rows, trips
+        # Deep enough that this pass rate fills the list; none passed: scan.
+        depth = deeper(depth, fetch, found, deepest + 1)
+
+
+def _text_lists(store: Store, rows: list[dict[str, Any]], params: dict[str, Any],
+                terms: list[str], fields: list[str]) -> tuple[dict[str, Any], int]:
+    """The full-text lists from `recall/text_lists`' rows (one per scope and field), each
+    the best `fetch` of its field over every scope searched, as {id, scope, bm25}.
+
+    A small scope's matches are scored by its own statistics (`keywords.bm25`). A big
+    scope's search that came back short although Lucene gave all it was asked for
+    (archived, private or other kinds crowding its top) is asked again as deep as its
+    pass rate says fills it (`deeper`), up to MAX_DEPTH x `fetch`. Returns the lists and
+    the round trips."""
+    fetch = params["fetch"]
+    deepest, trips = fetch * MAX_DEPTH, 1
+    found: dict[str, list[dict[str, Any]]] = {f: [] for f in fields}
+    while rows:
+        again = []
+        for row in rows:
+            search = next(s for s in params["searches"]
+                          if (s["list"], s["scope"]) == (row["list"], row["scope"]))
+            # A match a concurrent forget deleted reads with null properties: gone.
+            row = {**row, "found": [h for h in row["found"] if h["id"] is not None
+                                    and (not row["small"] or h["text"] is not None)]}
+            if row["small"]:
+                scores = keywords.bm25(terms, {h["id"]: h["text"] for h in row["found"]},
+                                       docs=row["docs"], chars=row["chars"])
+                found[row["list"]] += [{"id": i, "scope": row["scope"], "bm25": score}
+                                       for i, score in scores.items() if score > 0]
+            elif (len(row["found"]) < fetch and row["returned"] >= search["limit"]
+                  and search["limit"] < deepest):
+                again.append({**search, "limit": deeper(search["limit"], fetch,
+                                                        len(row["found"]), deepest)})
+            else:
+                found[row["list"]] += [{k: h[k] for k in ("id", "scope", "bm25")}
+                                       for h in row["found"]]
+        if not again:
+            break
+        params = {**params, "searches": again}
+        rows = store.read("recall/text_lists", **params)
+        trips += 1
+    lists: dict[str, Any] = {"text": None, "context": None}
+    for field, hits in found.items():
+        lists[field] = sorted(hits, key=lambda h: (-h["bm25"], h["scope"], h["id"]))[:fetch]
+    return lists, trips
