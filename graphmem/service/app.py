@@ -14,205 +14,26 @@ from __future__ import annotations
 
 import json
 import logging
-import math
-import threading
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from importlib import metadata
+from typing import Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graphmem import grants
 from graphmem.api import GraphMem
-from graphmem.errors import GraphmemError, InputError, invalid
-from graphmem.options import RecallOptions, parse
-from graphmem.service import tokens
-from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
-from graphmem.vocabulary import (
-    AGENT_KIND,
-    AGENT_SOURCE,
-    CONTEXT_TOKENS,
-    CONTEXT_TOP,
-    ENTITIES,
-    SESSION_TURNS,
-)
+from graphmem.errors import GraphmemError, invalid
+from graphmem.service.admission import Buckets, Limits, ServiceError, admit
+from graphmem.service.routes import router
+
+__all__ = ["Limits", "ServiceError", "create_app"]
 
 _log = logging.getLogger("graphmem.service")
-
-
-class Limits(BaseModel):
-    """What one request and one token may ask of the service."""
-
-    max_body_bytes: int = Field(1_000_000, ge=1_000)
-    max_batch: int = Field(1_000, ge=1)
-    #: Requests per second per token, and the burst a token may spend at once.
-    rate: float = Field(50.0, gt=0)
-    burst: int = Field(100, ge=1)
-    #: Requests per second, and at once, that one client address may send with a token
-    #: that is not one: past them it is answered 429 without a look-up in Neo4j.
-    denied_rate: float = Field(1.0, gt=0)
-    denied_burst: int = Field(20, ge=1)
-
-
-class ServiceError(Exception):
-    """A refusal with its HTTP status (401, 403, 413, 429)."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.status, self.message, self.headers = status, message, headers or {}
-
-
-class _Buckets:
-    """A token bucket per token id: `rate` a second, up to `burst` (this replica's)."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self._state: dict[str, tuple[float, float]] = {}
-        self._lock = threading.Lock()
-
-    def waiting(self, key: str) -> float:
-        """Seconds until `key` may spend a request (0: now), spending nothing."""
-        with self._lock:
-            level, then = self._state.get(key, (float(self.burst), time.monotonic()))
-            level = min(float(self.burst), level + (time.monotonic() - then) * self.rate)
-            return 0.0 if level >= 1.0 else (1.0 - level) / self.rate
-
-    def take(self, key: str) -> float:
-        """Spend one request of `key`; 0 if allowed, else the seconds until one is."""
-        with self._lock:
-            now = time.monotonic()
-            level, then = self._state.get(key, (float(self.burst), now))
-            level = min(float(self.burst), level + (now - then) * self.rate)
-            if level < 1.0:
-                self._state[key] = (level, now)
-                return (1.0 - level) / self.rate
-            self._state[key] = (level - 1.0, now)
-            return 0.0
-
-
-# --- request bodies -----------------------------------------------------------------
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    scope: str | None = None
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _whole_unicode(cls, value: Any) -> Any:
-        # JSON's \ud800 escapes carry lone surrogates, which no store can encode (they
-        # reached the driver and failed as 500s).
-        if (where := _surrogate(value)) is not None:
-            raise ValueError(f"holds a lone surrogate{where}, which is not Unicode text")
-        return value
-
-
-def _surrogate(value: Any, where: str = "") -> str | None:
-    """Where in `value` (a JSON value) a string holds a lone surrogate ("" for the value
-    itself, " at <key>…" inside it), or None."""
-    if isinstance(value, str):
-        return where if any("\ud800" <= c <= "\udfff" for c in value) else None
-    if isinstance(value, list):
-        items: Any = enumerate(value)
-    elif isinstance(value, dict):
-        items = value.items()
-    else:
-        return None
-    for key, item in items:
-        if (found := _surrogate(key, where) if isinstance(key, str) else None) is not None:
-            return found
-        if (found := _surrogate(item, f"{where}.{key}" if where else f" at {key}")) \
-                is not None:
-            return found
-    return None
-
-
-class RememberBody(_Body):
-    """One text, or records (MemoryIn fields), stored as one all-or-nothing batch."""
-
-    text: str | None = None
-    records: list[dict[str, Any]] | None = None
-    session: str | None = None
-    kind: str | None = None
-    visibility: str | None = None
-
-
-class RecallBody(_Body):
-    """A query and any RecallOptions field (mode, top_k, hops, layers, filters, …)."""
-
-    query: str = Field(max_length=MAX_QUERY_CHARS)
-    options: dict[str, Any] = {}
-
-
-class UpdateBody(_Body):
-    """A memory's new text, kind, importance, tags or metadata."""
-
-    id: str
-    text: str | None = None
-    kind: str | None = None
-    importance: float | None = None
-    tags: list[str] | None = None
-    metadata: dict[str, Any] | None = None
-
-
-class ForgetBody(_Body):
-    """Archive a memory (soft), or delete it for good (hard)."""
-
-    id: str
-    hard: bool = False
-
-
-class DropScopeBody(_Body):
-    """A whole scope to delete, always named: there is no default to drop by accident."""
-
-    scope: str
-
-
-class FeedbackBody(_Body):
-    """A recalled memory helped (used: an echo) or did not (a fizzle)."""
-
-    id: str
-    used: bool
-
-
-# --- the app --------------------------------------------------------------------------
-
-
-def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
-    """The grant of a request's Authorization header, checked (401) and within its
-    token's rate (429); a client address that keeps sending tokens that are none is
-    answered 429 before any look-up. /v1 and /mcp/ alike."""
-    scheme, _, value = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not value:
-        raise ServiceError(401, "send Authorization: Bearer <token>",
-                           {"WWW-Authenticate": "Bearer"})
-    if (wait := state.denied.waiting(client)) > 0:
-        raise ServiceError(429, "too many requests with unknown tokens from this address",
-                           {"Retry-After": str(math.ceil(wait))})
-    found = state.mem.token_grant(value.strip())
-    if found is None:
-        state.denied.take(client)
-        raise ServiceError(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})
-    wait = state.buckets.take(found.id)
-    if wait > 0:
-        raise ServiceError(429, f"more than {state.limits.rate:g} requests a second",
-                           {"Retry-After": str(math.ceil(wait))})
-    return found
-
-
-def _grant(request: Request) -> tokens.Grant:
-    """The request's token, admitted (`admit`)."""
-    return admit(request.app.state, request.headers.get("authorization", ""),
-                 request.client.host if request.client else "")
-
-
-Granted = Annotated[tokens.Grant, Depends(_grant)]
 
 
 def create_app(mem: GraphMem, limits: Limits | None = None, *,
@@ -221,7 +42,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     app shuts down), with the MCP endpoint at /mcp; `public_url` is where clients reach
     it (MCP names it as the resource its tokens are for)."""
     limits = limits or Limits()
-    buckets = _Buckets(limits.rate, limits.burst)
+    buckets = Buckets(limits.rate, limits.burst)
     tools = _mcp_server(mem, public_url)
     mcp_app = tools.streamable_http_app(streamable_http_path="/", host="0.0.0.0")
 
@@ -237,116 +58,17 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
             app.state.unwritten = f"pending reinforcement not written: {e.one_line()}"
             _log.error("%s", app.state.unwritten)
 
-    app = FastAPI(title="graphmem", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="graphmem", version=metadata.version("graphmem"), lifespan=lifespan,
                   description="Associative long-term memory for agents, on Neo4j.")
     app.state.mem, app.state.limits, app.state.buckets = mem, limits, buckets
     app.state.unwritten = None  # what shutting down could not write, if anything
-    app.state.denied = _Buckets(limits.denied_rate, limits.denied_burst)
+    app.state.denied = Buckets(limits.denied_rate, limits.denied_burst)
     app.mount("/mcp", mcp_app)
     app.add_middleware(_McpGate)
     app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)
     _errors(app)
 
-    def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
-        if write:
-            grants.may_write(g.read_only)
-        return grants.may_use(g.scopes, scope)
-
-    @app.get("/healthz")
-    def healthz() -> dict[str, bool]:
-        """The process answers."""
-        return {"ok": True}
-
-    @app.get("/readyz")
-    def readyz() -> JSONResponse:
-        """Neo4j answers and every index is online (503 otherwise)."""
-        report = mem.doctor()
-        ready = report.ok
-        return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
-
-    @app.post("/v1/remember")
-    def remember(body: RememberBody, g: Granted) -> WriteReport:
-        """Store one text or a batch of records (all or nothing)."""
-        scope = scope_of(g, body.scope, write=True)
-        if (body.text is None) == (body.records is None):
-            raise InputError("give text or records", field="text")
-        if body.records is not None and len(body.records) > limits.max_batch:
-            raise ServiceError(413, f"{len(body.records)} records; at most "
-                                    f"{limits.max_batch} a request")
-        records: list[Any] = ([{"text": body.text}] if body.text is not None
-                              else body.records or [])
-        for i, r in enumerate(records):
-            if isinstance(r, dict) and r.get("scope") is not None:
-                scope_of(g, str(r["scope"]), write=True)
-                if r["scope"] != scope:
-                    raise InputError("a record's scope must be the request's",
-                                     field=f"records.{i}.scope")
-        # What an agent stores names its kind and source, else the agent doors' own.
-        records = [{"source": AGENT_SOURCE, **r} for r in records]
-        return mem.remember(records, scope=scope, session=body.session,
-                            kind=body.kind or AGENT_KIND, visibility=body.visibility,
-                            source="<http>")
-
-    @app.post("/v1/recall")
-    def recall(body: RecallBody, g: Granted) -> RecallResult:
-        """The memories of the scope (and its permitted layers) that best answer a query."""
-        scope = scope_of(g, body.scope)
-        options = dict(body.options)
-        for key in options:
-            if not RecallOptions.accepts(key) or key == "decay":  # decay: configured
-                raise InputError("not a recall option here", field=f"options.{key}")
-        grants.may_recall_with(g.read_only, options)
-        checked = parse(RecallOptions, options)  # a wrong type is a 400 naming it
-        for layer in checked.layers:
-            scope_of(g, layer)
-        return mem.recall(body.query, scope=scope, **options)
-
-    @app.post("/v1/update")
-    def update(body: UpdateBody, g: Granted) -> WriteReport:
-        """Change a memory in place (a new text keeps the old as a version)."""
-        scope = scope_of(g, body.scope, write=True)
-        return mem.update(body.id, scope=scope, text=body.text, kind=body.kind,
-                          importance=body.importance, tags=body.tags, metadata=body.metadata)
-
-    @app.post("/v1/forget")
-    def forget(body: ForgetBody, g: Granted) -> dict[str, Any]:
-        """Archive a memory, or delete it for good."""
-        scope = scope_of(g, body.scope, write=True)
-        return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
-
-    @app.post("/v1/drop_scope")
-    def drop_scope(body: DropScopeBody, g: Granted) -> dict[str, Any]:
-        """Delete a whole scope for good (a user's whole memory): its memories, versions,
-        tombstones, sessions, entities and indexes of its own. A writer's token only."""
-        scope = scope_of(g, body.scope, write=True)
-        return {"scope": scope, "deleted": mem.drop_scope(scope)}
-
-    @app.post("/v1/feedback")
-    def feedback(body: FeedbackBody, g: Granted) -> dict[str, Any]:
-        """Tell the memory a recalled memory helped, or did not."""
-        scope = scope_of(g, body.scope, write=True)
-        return mem.feedback(body.id, used=body.used, scope=scope).model_dump(mode="json")
-
-    @app.get("/v1/entities")
-    def entities(g: Granted, scope: str | None = None, limit: int = ENTITIES) -> list[Any]:
-        """What the scope's memories name, most mentioned first."""
-        return [e.model_dump(mode="json")
-                for e in mem.entities(scope=scope_of(g, scope), limit=limit)]
-
-    @app.get("/v1/session")
-    def session(g: Granted, session: str, scope: str | None = None,
-                last: int = SESSION_TURNS) -> list[Any]:
-        """A conversation's last turns, in order."""
-        return [m.model_dump(mode="json") for m in
-                mem.session_turns(session, scope=scope_of(g, scope), last=last)]
-
-    @app.get("/v1/context")
-    def context(g: Granted, scope: str | None = None, top: int = CONTEXT_TOP,
-                max_tokens: int = CONTEXT_TOKENS) -> dict[str, Any]:
-        """The tiered load: L0 (counts per kind) and L1 (the best memories, budgeted)."""
-        return mem.context(scope=scope_of(g, scope), top=top,
-                           max_tokens=max_tokens).model_dump(mode="json")
-
+    app.include_router(router(mem, limits))
     return app
 
 

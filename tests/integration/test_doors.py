@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from importlib import metadata
 
 import anyio
 import pytest
@@ -141,6 +142,9 @@ def test_every_door_says_one_error_the_same_way(svc: Service) -> None:  # noqa: 
     assert http.json()["error"] == str(over_mcp.value).split(": ", 1)[-1] \
         == "this token may only read"
     missing = svc.call("POST", "/v1/feedback", svc.token_a, json={"id": "m-nope", "used": True})
+    # The service said version 0.1.0 whatever the package's was; MCP says the package's.
+    assert svc.call("GET", "/openapi.json", None).json()["info"]["version"] == \
+        metadata.version("graphmem")
     writer = build(svc.mem, access=lambda: Access(svc.a, True, "doors"))
     with pytest.raises(Exception) as unknown:
         anyio.run(writer.call_tool, "memory_feedback", {"memory_id": "m-nope", "used": True})

@@ -1,0 +1,97 @@
+"""Who may ask the service: the request's token checked (401), its rate (429), and a
+client that keeps sending tokens that are none slowed down before any look-up
+(docs/service.md, "Tokens"). The same for /v1 and /mcp/."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+from pydantic import BaseModel, Field
+
+from graphmem.service import tokens
+
+
+class Limits(BaseModel):
+    """What one request and one token may ask of the service."""
+
+    max_body_bytes: int = Field(1_000_000, ge=1_000)
+    max_batch: int = Field(1_000, ge=1)
+    #: Requests per second per token, and the burst a token may spend at once.
+    rate: float = Field(50.0, gt=0)
+    burst: int = Field(100, ge=1)
+    #: Requests per second, and at once, that one client address may send with a token
+    #: that is not one: past them it is answered 429 without a look-up in Neo4j.
+    denied_rate: float = Field(1.0, gt=0)
+    denied_burst: int = Field(20, ge=1)
+
+
+class ServiceError(Exception):
+    """A refusal with its HTTP status (401, 403, 413, 429)."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
+
+
+class Buckets:
+    """A token bucket per token id: `rate` a second, up to `burst` (this replica's)."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._state: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def waiting(self, key: str) -> float:
+        """Seconds until `key` may spend a request (0: now), spending nothing."""
+        with self._lock:
+            level, then = self._state.get(key, (float(self.burst), time.monotonic()))
+            level = min(float(self.burst), level + (time.monotonic() - then) * self.rate)
+            return 0.0 if level >= 1.0 else (1.0 - level) / self.rate
+
+    def take(self, key: str) -> float:
+        """Spend one request of `key`; 0 if allowed, else the seconds until one is."""
+        with self._lock:
+            now = time.monotonic()
+            level, then = self._state.get(key, (float(self.burst), now))
+            level = min(float(self.burst), level + (now - then) * self.rate)
+            if level < 1.0:
+                self._state[key] = (level, now)
+                return (1.0 - level) / self.rate
+            self._state[key] = (level - 1.0, now)
+            return 0.0
+
+
+
+def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
+    """The grant of a request's Authorization header, checked (401) and within its
+    token's rate (429); a client address that keeps sending tokens that are none is
+    answered 429 before any look-up. /v1 and /mcp/ alike."""
+    scheme, _, value = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not value:
+        raise ServiceError(401, "send Authorization: Bearer <token>",
+                           {"WWW-Authenticate": "Bearer"})
+    if (wait := state.denied.waiting(client)) > 0:
+        raise ServiceError(429, "too many requests with unknown tokens from this address",
+                           {"Retry-After": str(math.ceil(wait))})
+    found = state.mem.token_grant(value.strip())
+    if found is None:
+        state.denied.take(client)
+        raise ServiceError(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})
+    wait = state.buckets.take(found.id)
+    if wait > 0:
+        raise ServiceError(429, f"more than {state.limits.rate:g} requests a second",
+                           {"Retry-After": str(math.ceil(wait))})
+    return found
+
+
+def _grant(request: Request) -> tokens.Grant:
+    """The request's token, admitted (`admit`)."""
+    return admit(request.app.state, request.headers.get("authorization", ""),
+                 request.client.host if request.client else "")
+
+
+Granted = Annotated[tokens.Grant, Depends(_grant)]

@@ -1,0 +1,230 @@
+"""The service's routes: /healthz, /readyz and the /v1 verbs, each checking the caller's
+grant for the scope it names (`graphmem.grants`) before it reaches the store
+(docs/service.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from graphmem import grants
+from graphmem.api import GraphMem
+from graphmem.errors import InputError
+from graphmem.options import RecallOptions, parse
+from graphmem.service import tokens
+from graphmem.service.admission import Granted, Limits, ServiceError
+from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
+from graphmem.vocabulary import (
+    AGENT_KIND,
+    AGENT_SOURCE,
+    CONTEXT_TOKENS,
+    CONTEXT_TOP,
+    ENTITIES,
+    SESSION_TURNS,
+)
+
+# --- request bodies -----------------------------------------------------------------
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    scope: str | None = None
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _whole_unicode(cls, value: Any) -> Any:
+        # JSON's \ud800 escapes carry lone surrogates, which no store can encode (they
+        # reached the driver and failed as 500s).
+        if (where := _surrogate(value)) is not None:
+            raise ValueError(f"holds a lone surrogate{where}, which is not Unicode text")
+        return value
+
+
+def _surrogate(value: Any, where: str = "") -> str | None:
+    """Where in `value` (a JSON value) a string holds a lone surrogate ("" for the value
+    itself, " at <key>…" inside it), or None."""
+    if isinstance(value, str):
+        return where if any("\ud800" <= c <= "\udfff" for c in value) else None
+    if isinstance(value, list):
+        items: Any = enumerate(value)
+    elif isinstance(value, dict):
+        items = value.items()
+    else:
+        return None
+    for key, item in items:
+        if (found := _surrogate(key, where) if isinstance(key, str) else None) is not None:
+            return found
+        if (found := _surrogate(item, f"{where}.{key}" if where else f" at {key}")) \
+                is not None:
+            return found
+    return None
+
+
+class RememberBody(_Body):
+    """One text, or records (MemoryIn fields), stored as one all-or-nothing batch."""
+
+    text: str | None = None
+    records: list[dict[str, Any]] | None = None
+    session: str | None = None
+    kind: str | None = None
+    visibility: str | None = None
+
+
+class RecallBody(_Body):
+    """A query and any RecallOptions field (mode, top_k, hops, layers, filters, …)."""
+
+    query: str = Field(max_length=MAX_QUERY_CHARS)
+    options: dict[str, Any] = {}
+
+
+class UpdateBody(_Body):
+    """A memory's new text, kind, importance, tags or metadata."""
+
+    id: str
+    text: str | None = None
+    kind: str | None = None
+    importance: float | None = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class ForgetBody(_Body):
+    """Archive a memory (soft), or delete it for good (hard)."""
+
+    id: str
+    hard: bool = False
+
+
+class DropScopeBody(_Body):
+    """A whole scope to delete, always named: there is no default to drop by accident."""
+
+    scope: str
+
+
+class FeedbackBody(_Body):
+    """A recalled memory helped (used: an echo) or did not (a fizzle)."""
+
+    id: str
+    used: bool
+
+
+def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
+    """The scope a request acts on (its own, else the token's first), if its grant
+    allows it, and for writing if `write`."""
+    if write:
+        grants.may_write(g.read_only)
+    return grants.may_use(g.scopes, scope)
+
+
+def router(mem: GraphMem, limits: Limits) -> APIRouter:
+    """The routes over `mem`, within `limits`."""
+    router = APIRouter()
+
+    @router.get("/healthz")
+    def healthz() -> dict[str, bool]:
+        """The process answers."""
+        return {"ok": True}
+
+    @router.get("/readyz")
+    def readyz() -> JSONResponse:
+        """Neo4j answers and every index is online (503 otherwise)."""
+        report = mem.doctor()
+        ready = report.ok
+        return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
+
+    _writes(router, mem, limits)
+    _reads(router, mem)
+    return router
+
+
+def _reads(router: APIRouter, mem: GraphMem) -> None:
+    """The routes that read (recall, entities, session, context): any grant of the scope."""
+    @router.post("/v1/recall")
+    def recall(body: RecallBody, g: Granted) -> RecallResult:
+        """The memories of the scope (and its permitted layers) that best answer a query."""
+        scope = scope_of(g, body.scope)
+        options = dict(body.options)
+        for key in options:
+            if not RecallOptions.accepts(key) or key == "decay":  # decay: configured
+                raise InputError("not a recall option here", field=f"options.{key}")
+        grants.may_recall_with(g.read_only, options)
+        checked = parse(RecallOptions, options)  # a wrong type is a 400 naming it
+        for layer in checked.layers:
+            scope_of(g, layer)
+        return mem.recall(body.query, scope=scope, **options)
+
+    @router.get("/v1/entities")
+    def entities(g: Granted, scope: str | None = None, limit: int = ENTITIES) -> list[Any]:
+        """What the scope's memories name, most mentioned first."""
+        return [e.model_dump(mode="json")
+                for e in mem.entities(scope=scope_of(g, scope), limit=limit)]
+
+    @router.get("/v1/session")
+    def session(g: Granted, session: str, scope: str | None = None,
+                last: int = SESSION_TURNS) -> list[Any]:
+        """A conversation's last turns, in order."""
+        return [m.model_dump(mode="json") for m in
+                mem.session_turns(session, scope=scope_of(g, scope), last=last)]
+
+    @router.get("/v1/context")
+    def context(g: Granted, scope: str | None = None, top: int = CONTEXT_TOP,
+                max_tokens: int = CONTEXT_TOKENS) -> dict[str, Any]:
+        """The tiered load: L0 (counts per kind) and L1 (the best memories, budgeted)."""
+        return mem.context(scope=scope_of(g, scope), top=top,
+                           max_tokens=max_tokens).model_dump(mode="json")
+
+
+def _writes(router: APIRouter, mem: GraphMem, limits: Limits) -> None:
+    """The routes that write (remember, update, forget, drop a scope, feedback): a grant
+    that may write the scope."""
+    @router.post("/v1/remember")
+    def remember(body: RememberBody, g: Granted) -> WriteReport:
+        """Store one text or a batch of records (all or nothing)."""
+        scope = scope_of(g, body.scope, write=True)
+        if (body.text is None) == (body.records is None):
+            raise InputError("give text or records", field="text")
+        if body.records is not None and len(body.records) > limits.max_batch:
+            raise ServiceError(413, f"{len(body.records)} records; at most "
+                                    f"{limits.max_batch} a request")
+        records: list[Any] = ([{"text": body.text}] if body.text is not None
+                              else body.records or [])
+        for i, r in enumerate(records):
+            if isinstance(r, dict) and r.get("scope") is not None:
+                scope_of(g, str(r["scope"]), write=True)
+                if r["scope"] != scope:
+                    raise InputError("a record's scope must be the request's",
+                                     field=f"records.{i}.scope")
+        # What an agent stores names its kind and source, else the agent doors' own.
+        records = [{"source": AGENT_SOURCE, **r} for r in records]
+        return mem.remember(records, scope=scope, session=body.session,
+                            kind=body.kind or AGENT_KIND, visibility=body.visibility,
+                            source="<http>")
+
+    @router.post("/v1/update")
+    def update(body: UpdateBody, g: Granted) -> WriteReport:
+        """Change a memory in place (a new text keeps the old as a version)."""
+        scope = scope_of(g, body.scope, write=True)
+        return mem.update(body.id, scope=scope, text=body.text, kind=body.kind,
+                          importance=body.importance, tags=body.tags, metadata=body.metadata)
+
+    @router.post("/v1/forget")
+    def forget(body: ForgetBody, g: Granted) -> dict[str, Any]:
+        """Archive a memory, or delete it for good."""
+        scope = scope_of(g, body.scope, write=True)
+        return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
+
+    @router.post("/v1/drop_scope")
+    def drop_scope(body: DropScopeBody, g: Granted) -> dict[str, Any]:
+        """Delete a whole scope for good (a user's whole memory): its memories, versions,
+        tombstones, sessions, entities and indexes of its own. A writer's token only."""
+        scope = scope_of(g, body.scope, write=True)
+        return {"scope": scope, "deleted": mem.drop_scope(scope)}
+
+    @router.post("/v1/feedback")
+    def feedback(body: FeedbackBody, g: Granted) -> dict[str, Any]:
+        """Tell the memory a recalled memory helped, or did not."""
+        scope = scope_of(g, body.scope, write=True)
+        return mem.feedback(body.id, used=body.used, scope=scope).model_dump(mode="json")
