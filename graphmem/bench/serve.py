@@ -176,6 +176,17 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
             mem.token_revoke(token.split("_")[1])
         for s in names:
             mem.drop_scope(s)
+    return _report(ledgers, clients=clients, scopes=groups, took=took, cpu=(cpu_at, cpu_to),
+                   lost=lost, duplicated=duplicated, sigterm_at=sigterm_at,
+                   exit_code=exit_code, log=log.name)
+
+
+def _report(ledgers: list[_Ledger], *, clients: int, scopes: int, took: float,
+            cpu: tuple[list[float | None], list[float | None]], lost: int, duplicated: int,
+            sigterm_at: float | None, exit_code: int | None, log: str) -> ServeBench:
+    """What the clients' ledgers and the CPU clocks say of a run."""
+    cpu_at, cpu_to = cpu
+    groups = scopes
     times: dict[str, list[float]] = defaultdict(list)
     for ledger in ledgers:
         for verb, xs in ledger.times.items():
@@ -196,7 +207,7 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         cross_token_reads=sum(x.cross_reads for x in ledgers),
         refused_cross_token=sum(x.refused for x in ledgers), sigterm_at=sigterm_at,
         after_stop=sum(x.after_stop for x in ledgers), exit_code=exit_code,
-        error_samples=errors[:5], service_log=log.name)
+        error_samples=errors[:5], service_log=log)
 
 
 def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: str) -> None:

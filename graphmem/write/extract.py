@@ -201,83 +201,107 @@ class RuleExtractor:
         `lowercase` holds words known to be common (seen in lower case elsewhere).
         """
         lowercase = lowercase or set(_WORD.findall(text))
-        found: list[tuple[int, EntityRef]] = []
-        claimed: list[tuple[int, int]] = []
+        claims = _Claims()
+        _code_refs(text, claims)
+        _prose_refs(text, at, lowercase, claims)
+        return claims.in_order()
 
-        def free(start: int, end: int) -> bool:
-            return not any(s < end and start < e for s, e in claimed)
 
-        def add(start: int, end: int, ref: EntityRef) -> None:
-            claimed.append((start, end))
-            found.append((start, ref))
+class _Claims:
+    """The entities found so far and the spans of text they claim: a span is read once,
+    by the first (most specific) rule that matches it."""
 
-        for m in _URL.finditer(text):
-            url = m.group(0).rstrip(".,;:!?")
-            add(m.start(), m.start() + len(url), EntityRef(f"url:{url}", url, "url"))
-        for m in _SCOPED_PACKAGE.finditer(text):
-            if free(*m.span()):
-                add(*m.span(), EntityRef(f"package:{m.group(0).lower()}", m.group(0), "package"))
-        for m in _INSTALL.finditer(text):
-            start = m.start(1)
-            for name in m.group(1).split():
-                name = name.rstrip(".,;")
-                pkg = re.split(r"[=<>~!\[]", name)[0]
-                if pkg and not pkg.startswith("-"):
-                    add(start, start + len(name),
-                        EntityRef(f"package:{pkg.lower()}", pkg, "package"))
-                start += len(name) + 1
-        for m in _IMPORT.finditer(text):
-            name = m.group(1) or m.group(2)
-            top = name.split(".")[0]
-            add(m.start(), m.end(), EntityRef(f"package:{top.lower()}", top, "package"))
-        for m in _FILE.finditer(text):
-            path = m.group(0).rstrip(".")
-            if free(m.start(), m.start() + len(path)) and not path.startswith("//"):
-                add(m.start(), m.start() + len(path), EntityRef(f"file:{path}", path, "file"))
-        for m in _ENV.finditer(text):
-            name = m.group(1) or m.group(2)
-            if free(*m.span()) and len(name) >= 4:
-                add(*m.span(), EntityRef(f"env:{name}", name, "env"))
-        for m in _PORT.finditer(text):
-            port = m.group(1) or m.group(2)
-            if 0 < int(port) < 65536:
-                add(*m.span(), EntityRef(f"port:{int(port)}", port, "port"))
-        for m in _ERROR.finditer(text):
-            code = next(g for g in m.groups() if g)
-            if free(*m.span()):
-                add(*m.span(), EntityRef(f"error:{code.lower()}", code, "error"))
-        for m in _CALL.finditer(text):
-            if free(*m.span()):
-                add(*m.span(), EntityRef(f"symbol:{m.group(1)}", m.group(1), "symbol"))
-        for m in _BACKTICK.finditer(text):
-            inner = m.group(1).strip()
-            if free(m.start(1), m.end(1)) and re.fullmatch(r"[\w.:<>-]+", inner):
-                add(m.start(1), m.end(1), EntityRef(f"symbol:{inner}", inner, "symbol"))
-        for m in _CAMEL.finditer(text):
-            if free(*m.span()):
-                add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
-        for m in _SNAKE.finditer(text):
-            if free(*m.span()):
-                add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
-        for start, ref in _dates(text, at):
-            if free(start, start + 1):
-                add(start, start + 1, ref)
-        for pattern in (_QUOTED_TITLE, _WORK_TITLE):
-            for m in pattern.finditer(text):
-                title = m.group(1).strip(" .,!?;:")
-                if free(m.start(1), m.end(1)) and len(title) > 1:
-                    add(m.start(1), m.end(1), EntityRef(f"name:{_fold(title)}", title, "title"))
-        for m in _CAP_SPAN.finditer(text):
-            span = _proper_noun(text, m, lowercase)
-            if span is not None and free(span[0], span[1]):
-                add(*span)
+    def __init__(self) -> None:
+        self.found: list[tuple[int, EntityRef]] = []
+        self.claimed: list[tuple[int, int]] = []
+
+    def free(self, start: int, end: int) -> bool:
+        """Whether no entity claims any of text[start:end]."""
+        return not any(s < end and start < e for s, e in self.claimed)
+
+    def add(self, start: int, end: int, ref: EntityRef) -> None:
+        """Claim text[start:end] for `ref`."""
+        self.claimed.append((start, end))
+        self.found.append((start, ref))
+
+    def in_order(self) -> list[EntityRef]:
+        """Each entity once, in order of first mention."""
         seen: set[str] = set()
         out = []
-        for _, ref in sorted(found, key=lambda item: item[0]):
+        for _, ref in sorted(self.found, key=lambda item: item[0]):
             if ref.key not in seen:
                 seen.add(ref.key)
                 out.append(ref)
         return out
+
+
+def _code_refs(text: str, claims: _Claims) -> None:
+    """URLs, packages, files, environment variables, ports, error codes and symbols."""
+    for m in _URL.finditer(text):
+        url = m.group(0).rstrip(".,;:!?")
+        claims.add(m.start(), m.start() + len(url), EntityRef(f"url:{url}", url, "url"))
+    for m in _SCOPED_PACKAGE.finditer(text):
+        if claims.free(*m.span()):
+            claims.add(*m.span(), EntityRef(f"package:{m.group(0).lower()}", m.group(0), "package"))
+    for m in _INSTALL.finditer(text):
+        start = m.start(1)
+        for name in m.group(1).split():
+            name = name.rstrip(".,;")
+            pkg = re.split(r"[=<>~!\[]", name)[0]
+            if pkg and not pkg.startswith("-"):
+                claims.add(start, start + len(name),
+                    EntityRef(f"package:{pkg.lower()}", pkg, "package"))
+            start += len(name) + 1
+    for m in _IMPORT.finditer(text):
+        name = m.group(1) or m.group(2)
+        top = name.split(".")[0]
+        claims.add(m.start(), m.end(), EntityRef(f"package:{top.lower()}", top, "package"))
+    for m in _FILE.finditer(text):
+        path = m.group(0).rstrip(".")
+        if claims.free(m.start(), m.start() + len(path)) and not path.startswith("//"):
+            claims.add(m.start(), m.start() + len(path), EntityRef(f"file:{path}", path, "file"))
+    for m in _ENV.finditer(text):
+        name = m.group(1) or m.group(2)
+        if claims.free(*m.span()) and len(name) >= 4:
+            claims.add(*m.span(), EntityRef(f"env:{name}", name, "env"))
+    for m in _PORT.finditer(text):
+        port = m.group(1) or m.group(2)
+        if 0 < int(port) < 65536:
+            claims.add(*m.span(), EntityRef(f"port:{int(port)}", port, "port"))
+    for m in _ERROR.finditer(text):
+        code = next(g for g in m.groups() if g)
+        if claims.free(*m.span()):
+            claims.add(*m.span(), EntityRef(f"error:{code.lower()}", code, "error"))
+    for m in _CALL.finditer(text):
+        if claims.free(*m.span()):
+            claims.add(*m.span(), EntityRef(f"symbol:{m.group(1)}", m.group(1), "symbol"))
+    for m in _BACKTICK.finditer(text):
+        inner = m.group(1).strip()
+        if claims.free(m.start(1), m.end(1)) and re.fullmatch(r"[\w.:<>-]+", inner):
+            claims.add(m.start(1), m.end(1), EntityRef(f"symbol:{inner}", inner, "symbol"))
+    for m in _CAMEL.finditer(text):
+        if claims.free(*m.span()):
+            claims.add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
+    for m in _SNAKE.finditer(text):
+        if claims.free(*m.span()):
+            claims.add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
+
+
+def _prose_refs(text: str, at: datetime | None, lowercase: set[str] | frozenset[str],
+                claims: _Claims) -> None:
+    """Dates, titles and proper nouns, where no code entity claimed the text."""
+    for start, ref in _dates(text, at):
+        if claims.free(start, start + 1):
+            claims.add(start, start + 1, ref)
+    for pattern in (_QUOTED_TITLE, _WORK_TITLE):
+        for m in pattern.finditer(text):
+            title = m.group(1).strip(" .,!?;:")
+            if claims.free(m.start(1), m.end(1)) and len(title) > 1:
+                claims.add(m.start(1), m.end(1), EntityRef(f"name:{_fold(title)}", title, "title"))
+    for m in _CAP_SPAN.finditer(text):
+        span = _proper_noun(text, m, lowercase)
+        if span is not None and claims.free(span[0], span[1]):
+            claims.add(*span)
 
 
 def _proper_noun(text: str, m: re.Match[str],
