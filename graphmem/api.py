@@ -9,29 +9,27 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from graphmem import embed
 from graphmem.embed import Embedder
-from graphmem.errors import GraphmemError, InputError
+from graphmem.errors import InputError
 from graphmem.graph import schema, scope_indexes
-from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, IndexInfo
-from graphmem.graph.store import Features, Store
+from graphmem.graph.schema import IndexInfo
+from graphmem.graph.store import Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
 from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
-from graphmem.options import RecallOptions, WriteOptions, parse
+from graphmem.operations import Operations
+from graphmem.options import RecallOptions, parse
 from graphmem.read import candidates, context, reinforcement, retrieval
 from graphmem.read.context import Context
 from graphmem.read.find import entities, find, recent, scopes_under, session_turns
 from graphmem.read.reinforcement import Reinforcer
-from graphmem.service import tokens
+from graphmem.service.tokens import TokenBook
 from graphmem.settings import Settings, load_settings, valid_scope
 from graphmem.types import (
     SESSION_NAME,
@@ -56,10 +54,9 @@ from graphmem.vocabulary import (
     MIN_CONTEXT_TOKENS,
     SESSION_TURNS,
 )
-from graphmem.write import formats, ingest, runs
-from graphmem.write.extract import Extractor, load_extractor
-from graphmem.write.ingest import Timing
-from graphmem.write.records import Collector, Numbered, parse_records
+from graphmem.write import formats, runs
+from graphmem.write.extract import Extractor
+from graphmem.write.records import Collector, parse_records
 
 
 class GraphMem:
@@ -88,6 +85,10 @@ class GraphMem:
         self._extractor: Extractor | None = None
         self._reinforcer: Reinforcer | None = None
         self._reinforcer_made = threading.Lock()  # a service recalls from many threads
+        #: What doors, operators and benchmarks ask beyond the verbs (graphmem.operations).
+        self.ops = Operations(self)
+        #: The service's tokens (graphmem.service.tokens).
+        self.tokens = TokenBook(lambda: self._db, self.now)
 
     def __enter__(self) -> GraphMem:
         return self
@@ -136,37 +137,8 @@ class GraphMem:
         """Install the schema (idempotent), give each big scope its own indexes, and return
         the indexes, all ONLINE."""
         schema.install(self._db, self.embedder.dimensions)
-        self.tune_indexes()  # big scopes written before they were due one, e.g. upgrades
+        self.ops.tune_indexes()  # big scopes written before they were due one, e.g. upgrades
         return schema.indexes(self._db)
-
-    @property
-    def extractor(self) -> Extractor:
-        """The entity extractor named by configuration (loaded on first use)."""
-        if self._extractor is None:
-            self._extractor = load_extractor(self.settings.entity_extractor)
-        return self._extractor
-
-    def write_options(
-        self,
-        *,
-        scope: str | None = None,
-        added_by: str | None = None,
-        kind: str | None = None,
-        visibility: str | None = None,
-        session: str | None = None,
-        signal_gate: bool = True,
-        allow_forgotten: bool = False,
-    ) -> WriteOptions:
-        """The write path's options: the call's values, then configuration."""
-        s = self.settings
-        return parse(WriteOptions, {
-            "scope": scope or s.scope, "now": self.now(), "added_by": added_by or s.added_by,
-            "kind": kind, "visibility": visibility, "session": session,
-            "signal_gate": signal_gate, "allow_forgotten": allow_forgotten,
-            "batch_size": s.write_batch_size, "chunk_rows": s.write_chunk_rows,
-            "dedup_threshold": s.dedup_threshold,
-            "synaptic_threshold": s.synaptic_threshold,
-            "synaptic_max_links": s.synaptic_max_links})
 
     def remember(
         self,
@@ -192,11 +164,11 @@ class GraphMem:
             records = [records]
         collector = Collector()
         collector.extend(records, source)
-        opts = self.write_options(scope=scope, added_by=added_by, kind=kind,
+        opts = self.ops.write_options(scope=scope, added_by=added_by, kind=kind,
                                   visibility=visibility,
                                   session=session or self.settings.session,
                                   signal_gate=signal_gate, allow_forgotten=allow_forgotten)
-        return self.write(collector.records, opts)
+        return self.ops.write(collector.records, opts)
 
     def remember_json(self, data: str, *, source: str = "<stdin>", skip_invalid: bool = False,
                       progress: bool = False, **options: Any) -> WriteReport:
@@ -206,7 +178,7 @@ class GraphMem:
         collector = Collector(skip_invalid)
         parse_records(data, source, collector=collector)
         options["session"] = options.get("session") or self.settings.session
-        return self.write(collector.records, self.write_options(**options),
+        return self.ops.write(collector.records, self.ops.write_options(**options),
                           skipped=collector.skipped, progress=progress)
 
     def ingest(
@@ -225,7 +197,7 @@ class GraphMem:
         of `write_options` (scope, kind, session, …).
         """
         collector = formats.collect(paths, fmt, split, skip_invalid)
-        return self.write(collector.records, self.write_options(**options),
+        return self.ops.write(collector.records, self.ops.write_options(**options),
                           skipped=collector.skipped, progress=progress)
 
     def export(self, *, scope: str | None = None, include_shadowed: bool = False,
@@ -259,51 +231,14 @@ class GraphMem:
         records = collector.records
         if id_prefix:
             records = packs.with_prefix(records, id_prefix)
-        return self.write(records, self.write_options(scope=scope, signal_gate=False,
+        return self.ops.write(records, self.ops.write_options(scope=scope, signal_gate=False,
                                                       allow_forgotten=allow_forgotten),
                           skipped=collector.skipped, progress=progress)
-
-    def write(self, records: Sequence[Numbered], opts: WriteOptions, *,
-              skipped: Sequence[InputError] = (), progress: bool = False,
-              timing: Timing | None = None,
-              vectors: Mapping[str, np.ndarray] | None = None) -> WriteReport:
-        """Store records already parsed and validated (keeps their sources and lines).
-        `vectors` gives each text's embedding instead of the model (bulk loads)."""
-        embedder = (self.embedder if vectors is None
-                    else embed.Given(vectors, self.embedder.dimensions))
-        report = ingest.write(self._db, embedder, self.extractor, records, opts,
-                              skipped=skipped, progress=progress, timing=timing)
-        self.tune_indexes()
-        return report
-
-    def tune_indexes(self) -> list[str]:
-        """Give each scope big enough to need them its own full-text index, and (not most
-        of the store, on a server whose shared index cannot filter) its own vector index;
-        after every write and sweep. Returns the scopes that got one."""
-        made = scope_indexes.ensure(self._db, self.embedder.dimensions)
-        # Depths remembered for the shared index are far deeper than a scope's own needs.
-        candidates.depths(self._db).forget(made)
-        return made
 
     def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
         """How many memories a scope holds (every lifecycle), or the whole graph."""
         target = None if all_scopes else self._scope(scope)
         return int(self._db.read("admin/count_memories", scope=target)[0]["memories"])
-
-    def settle(self, seconds: int = 600) -> None:
-        """Wait until every index has caught up with what was written (before timing
-        reads after a bulk load)."""
-        self._db.autocommit("admin/await_indexes", seconds=seconds)
-
-    @property
-    def server(self) -> Features:
-        """What the connected server is (version, release line) and what it offers."""
-        return self._db.features
-
-    def server_settings(self, names: Sequence[str]) -> dict[str, str]:
-        """The values of the named server settings the server knows (e.g. its heap)."""
-        return {r["name"]: r["value"] for r in self._db.read("admin/server_settings",
-                                                             names=list(names))}
 
     def links(self, ids: Sequence[str], *, scope: str | None = None) -> list[Link]:
         """The graph around some memories of a scope: every edge from one of them to a
@@ -318,11 +253,6 @@ class GraphMem:
         A value given as text also matches the number or boolean it spells ("3" finds 3).
         """
         return find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
-
-    def check(self, ids: Sequence[str], *, scope: str | None = None) -> None:
-        """Raise NotFoundError naming the first of `ids` that is no memory of the scope
-        (a hard-forgotten one as such, with when and by whom)."""
-        edits.check(self._db, list(ids), self._scope(scope))
 
     def recent(self, scope: str | None = None, *, layers: Sequence[str] = (),
                order: str | None = None, offset: int = 0,
@@ -373,7 +303,7 @@ class GraphMem:
         now = self.now()
         target = self._scope(scope)
         result = retrieval.recall(self._db, self.embedder, query, scope=target, now=now,
-                                  options=opts, extractor=self.extractor)
+                                  options=opts, extractor=self.ops.extractor)
         if opts.feedback.reinforce and (item := reinforcement.plan(
                 result.hits, scope=target, now=now, opts=opts, embedder=self.embedder)):
             with self._reinforcer_made:
@@ -381,39 +311,6 @@ class GraphMem:
                     self._reinforcer = Reinforcer(self._db, interval=self._reinforce_every)
             self._reinforcer.submit(item)
         return result
-
-    def plan_ahead(self) -> float | None:
-        """Have the server plan recall's queries now, so that the first recall after it
-        starts does not wait for that; returns the ms taken, or None before `init`."""
-        names = {i.name for i in schema.indexes(self._db) if i.state == "ONLINE"}
-        if not {VECTOR_INDEX, FULLTEXT_INDEX} <= names:
-            return None  # nothing to plan against: recall needs `init` first
-        started = time.perf_counter()
-        retrieval.plan_ahead(self._db, self.embedder.dimensions)
-        return round((time.perf_counter() - started) * 1000, 1)
-
-    def warm_up(self, warn: Callable[[str], None]) -> None:
-        """Get a long-lived door ready before its first call, as every such door does
-        (the service, the MCP server): the embedder loaded, then recall's queries planned.
-        What fails (a Neo4j down or not set up, a missing model) is passed to `warn`, and
-        the first call that needs it says so again."""
-        try:
-            self.embedder.warm()
-        except GraphmemError as e:
-            warn(f"the embedder is not loaded: {e}")
-        try:
-            self.plan_ahead()
-        except GraphmemError as e:
-            warn(f"recall's queries not planned ahead: {e}")
-
-    def warm_embedder(self, say: Callable[[str], None] | None = None) -> str:
-        """Load the embedder now, first making the model's ONNX export if this machine has
-        none (once, a few seconds), so later processes start without torch; returns what
-        embeds ("onnxruntime", "torch" or "remote")."""
-        if say is not None and not self.embedder.exported():
-            say("exporting the embedding model for ONNX Runtime (once per machine)")
-        self.embedder.warm()
-        return self.embedder.runtime
 
     def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
               dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
@@ -431,7 +328,7 @@ class GraphMem:
                                    decay=self.settings.decay_table(), options=options,
                                    dry_run=dry_run)
         if not dry_run:  # a scope may have become a small share of a grown store
-            self.tune_indexes()
+            self.ops.tune_indexes()
         return report
 
     def consolidate(self, *, scope: str | None = None,
@@ -448,14 +345,8 @@ class GraphMem:
         write path without the signal gate, in no session (nobody said it)."""
         collector = Collector()
         collector.extend(records)
-        return self.write(collector.records, self.write_options(scope=scope,
+        return self.ops.write(collector.records, self.ops.write_options(scope=scope,
                                                                 signal_gate=False))
-
-    def prune(self, *, scope: str | None = None, options: SweepOptions | None = None) -> int:
-        """Delete dead links now (the sweep's link-pruning step alone); returns how many."""
-        opts = options or SweepOptions()
-        return maintenance.prune(self._db, scope=self._scope(scope), now=self.now(),
-                                 opts=opts)
 
     def overview(self, *, scope: str | None = None,
                  all_scopes: bool = False) -> maintenance.Overview:
@@ -525,28 +416,6 @@ class GraphMem:
                              f"got {max_tokens}", field="max_tokens")
         return context.build(self._db, self._scope(scope),
                              self.now(), top=top, max_tokens=max_tokens)
-
-    def token_create(self, *, name: str, scopes: list[str],
-                     read_only: bool = False) -> tokens.NewToken:
-        """Make a service token for `scopes` (shown once; only its hash is kept)."""
-        return tokens.create(self._db, name=name, scopes=scopes, read_only=read_only,
-                             now=self.now())
-
-    def token_grant(self, token: str) -> tokens.Grant | None:
-        """What a service token may do, or None if it is unknown or revoked."""
-        return tokens.grant(self._db, token)
-
-    def tokens(self) -> list[tokens.TokenInfo]:
-        """Every service token (never a secret), oldest first."""
-        return tokens.listed(self._db)
-
-    def token_revoke(self, token_id: str) -> None:
-        """Revoke a service token by id, from the next request on."""
-        tokens.revoke(self._db, token_id, now=self.now())
-
-    def live_tokens(self) -> int:
-        """How many service tokens are live."""
-        return tokens.live(self._db)
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""

@@ -63,9 +63,9 @@ def ingest(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Inges
     before = embed_only()
     scope = f"bench:ingest:{uuid.uuid4().hex[:8]}"
     timing = Timing()
-    opts = mem.write_options(scope=scope)
+    opts = mem.ops.write_options(scope=scope)
     started = time.perf_counter()
-    report = mem.write(collector.records, opts, timing=timing)
+    report = mem.ops.write(collector.records, opts, timing=timing)
     total = time.perf_counter() - started
     after = embed_only()
     if not keep:
@@ -263,7 +263,7 @@ def _load(mem: GraphMem, records: list[Numbered], scope: str, texts: list[str],
     (the bench's reference reads the same ones: each text is embedded once), unless a
     kept earlier run left them there."""
     if mem.count(scope=scope) != len(records):
-        mem.write(records, mem.write_options(scope=scope),
+        mem.ops.write(records, mem.ops.write_options(scope=scope),
                   vectors=dict(zip(texts, vectors, strict=True)))
 
 

@@ -58,7 +58,7 @@ def batch(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int],
         started = time.perf_counter()
         error = None
         try:
-            mem.write(records, mem.write_options(scope=scope), vectors=memo)
+            mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=memo)
         except GraphmemError as e:
             error = e.one_line()
         took = time.perf_counter() - started
@@ -71,9 +71,9 @@ def batch(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int],
                              seconds=round(took, 1), rows_per_second=int(size / took),
                              transactions=1 if size <= chunk else -(-size // chunk) + 1,
                              error=error))
-    config = mem.server_settings(["server.memory.heap.max_size",
+    config = mem.ops.server_settings(["server.memory.heap.max_size",
                                   "dbms.memory.transaction.total.max"])
-    return BatchBench(cores=os.cpu_count() or 1, server=mem.server.version or "?",
+    return BatchBench(cores=os.cpu_count() or 1, server=mem.ops.server.version or "?",
                       heap=config.get("server.memory.heap.max_size", "?"),
                       transaction_memory=config.get("dbms.memory.transaction.total.max", "?"),
                       chunk_rows=mem.settings.write_chunk_rows, rows=rows)

@@ -90,10 +90,10 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
             texts = [f"{samples[p]} (#{name}-{i})" for i, p in enumerate(picks)]
             records = [Numbered(i + 1, MemoryIn(id=f"m{i}", text=t, source="import"), "<bench>")
                        for i, t in enumerate(texts)]
-            mem.write(records, mem.write_options(scope=name),
+            mem.ops.write(records, mem.ops.write_options(scope=name),
                       vectors=dict(zip(texts, vecs, strict=True)))
             stored[name] = (texts, vecs)
-        mem.settle()
+        mem.ops.settle()
         build = time.perf_counter() - started
         time.sleep(settle)  # the server's background work after a bulk write
         tail = [n for n, s in zip(names, sized, strict=True) if s <= small]
@@ -104,7 +104,7 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
     finally:
         for name in names:
             mem.drop_scope(name)
-    return CrowdedBench(server=mem.server.version or "?", cores=os.cpu_count() or 1,
+    return CrowdedBench(server=mem.ops.server.version or "?", cores=os.cpu_count() or 1,
                         memories=sum(sized), scope_count=len(sized),
                         queries=queries, rows=rows, build_seconds=round(build, 1))
 

@@ -113,7 +113,7 @@ def cli(mem: GraphMem, *, runs: int = 5) -> CliBench:
     warm and cold (after one warm-up round) against a new scope of a few notes, then stop
     the bench's warm process and drop the scope."""
     scope = f"bench:cli:{uuid.uuid4().hex[:8]}"
-    mem.warm_embedder()  # the export exists before anything is timed, as after `init`
+    mem.ops.warm_embedder()  # the export exists before anything is timed, as after `init`
     mem.remember(list(NOTES), scope=scope)
     base = {**os.environ, "GRAPHMEM_SCOPE": scope, "NEO4J_URI": mem.settings.neo4j_uri}
     graphmem = command()

@@ -91,7 +91,7 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
                 for copy, (used, fed_back, row) in COPIES.items():
                     scope = f"bench:replay:{conv.name}:{copy}"
                     mem.drop_scope(scope)
-                    mem.write(records, mem.write_options(scope=scope), vectors=vectors)
+                    mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=vectors)
                     try:
                         if used:
                             _use(ask, scope, first, found[FIRST] if fed_back else None,

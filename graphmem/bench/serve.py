@@ -122,7 +122,7 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
     run_id = uuid.uuid4().hex[:8]
     groups = scopes
     names = [f"bench:serve:{run_id}:{g}" for g in range(max(groups, 2))]
-    tokens = [mem.token_create(name=f"bench-serve-{run_id}-{g}", scopes=[s]).token
+    tokens = [mem.tokens.create(name=f"bench-serve-{run_id}-{g}", scopes=[s]).token
               for g, s in enumerate(names)]
     port = _free_port()
     env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
@@ -173,7 +173,7 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         lost, duplicated = _check(mem, names, ledgers, groups)
     finally:
         for token in tokens:
-            mem.token_revoke(token.split("_")[1])
+            mem.tokens.revoke(token.split("_")[1])
         for s in names:
             mem.drop_scope(s)
     return _report(ledgers, clients=clients, scopes=groups, took=took, cpu=(cpu_at, cpu_to),

@@ -100,7 +100,7 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
             start = sum(len(v) for v in stored)
             stored += _grow(mem, scope, samples, vectors, start, size, rng, sigma)
             build += time.perf_counter() - started
-            mem.settle()
+            mem.ops.settle()
             time.sleep(settle)  # let the server's background work after a bulk write finish
             rows.append(_measure(mem, scope, asked, np.concatenate(stored), size))
     finally:
@@ -133,7 +133,7 @@ def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.n
         vecs = noisy_vectors(samples, vectors, start + first, len(chunk), rng, sigma)
         memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
         out.append(vecs)
-        mem.write(chunk, mem.write_options(scope=scope), timing=timing, vectors=memo)
+        mem.ops.write(chunk, mem.ops.write_options(scope=scope), timing=timing, vectors=memo)
     return out
 
 
@@ -179,7 +179,7 @@ def sweep(mem: GraphMem, paths: Sequence[Path], *, size: int = 100_000,
     try:
         _grow(mem, scope, samples, vectors, 0, size, np.random.default_rng(11), sigma,
               created=lambda i: start + timedelta(days=365 * i / size))
-        mem.settle()
+        mem.ops.settle()
         build = time.perf_counter() - started
         with mem.at(start + timedelta(days=730)) as sweeper:
             dry = sweeper.sweep(scope=scope, dry_run=True)

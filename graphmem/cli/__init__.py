@@ -84,8 +84,8 @@ def init(as_json: JsonOpt = False) -> None:
     yet; idempotent."""
     with open_memory() as mem:
         found = mem.init()
-        took = mem.plan_ahead()  # else a new store's first recall waits for the planner
-        mem.warm_embedder(say)  # else the first recall or remember exports the model
+        took = mem.ops.plan_ahead()  # else a new store's first recall waits for the planner
+        mem.ops.warm_embedder(say)  # else the first recall or remember exports the model
     if took is not None:
         say(f"recall's queries planned in {took:.0f} ms")
     online = sum(i.state == "ONLINE" for i in found)

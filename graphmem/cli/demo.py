@@ -66,7 +66,7 @@ def demo(
     path = sample or sample_path()
     with GraphMem(settings) as mem:
         mem.init()
-        mem.warm_embedder(say)
+        mem.ops.warm_embedder(say)
         written = mem.ingest([path], fmt="records")
         say(f"remembered {len(written.outcomes)} memories from {path} in scope {scope}")
         recalls = [mem.recall(q, top_k=top_k) for q in QUESTIONS]

@@ -54,11 +54,11 @@ def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
     status = _local().start(say, progress=sys.stderr.isatty())
     with GraphMem(load_settings(neo4j_uri=status.uri)) as mem:
         if plan:
-            took = mem.plan_ahead()
+            took = mem.ops.plan_ahead()
             say(f"recall's queries planned in {took:.0f} ms" if took is not None else
                 "recall's queries will be planned by the first recall (no schema yet: init)")
         try:
-            mem.warm_embedder(say)
+            mem.ops.warm_embedder(say)
         except GraphmemError as e:  # the server runs; the first call will say it again
             say(f"the embedder is not ready: {e.one_line()}")
     emit(status, as_json, _render(status))

@@ -27,7 +27,7 @@ def create(
 ) -> None:
     """Make a token for the given scopes and print it once: only its hash is kept."""
     with open_memory() as mem:
-        made = mem.token_create(name=name, scopes=scope, read_only=read_only)
+        made = mem.tokens.create(name=name, scopes=scope, read_only=read_only)
     emit(made.model_dump(mode="json"), as_json, lambda c: c.print(
         f"{made.token}\n(token {made.info.id} for {', '.join(made.info.scopes)}"
         f"{', read-only' if read_only else ''}: shown once, keep it safe)",
@@ -39,7 +39,7 @@ def create(
 def list_tokens(as_json: JsonOpt = False) -> None:
     """List every token (never a secret), live and revoked."""
     with open_memory() as mem:
-        found = mem.tokens()
+        found = mem.tokens.listed()
 
     def table(c) -> None:
         t = Table("id", "name", "scopes", "read-only", "created", "revoked")
@@ -58,7 +58,7 @@ def revoke(token_id: Annotated[str, typer.Argument(help="The token's id (`token 
            as_json: JsonOpt = False) -> None:
     """Revoke a token: every request from the next one on is refused."""
     with open_memory() as mem:
-        mem.token_revoke(token_id)
+        mem.tokens.revoke(token_id)
     emit({"revoked": token_id}, as_json, lambda c: c.print(f"revoked {token_id}"))
 
 
@@ -87,7 +87,7 @@ def serve(
 
     limits = Limits(max_body_bytes=max_body, max_batch=max_batch, rate=rate, burst=burst)
     mem = open_memory()
-    if host not in http.LOOPBACK and mem.live_tokens() == 0:
+    if host not in http.LOOPBACK and mem.tokens.live() == 0:
         mem.close()
         raise InputError(f"host {host!r}: no live token yet, so the service listens on "
                          "loopback only (make one with `graphmem token create`)",

@@ -129,10 +129,10 @@ PLANNING_WAIT = 10.0
 
 
 def warm_up_meanwhile(mem: GraphMem) -> threading.Thread:
-    """`GraphMem.warm_up` on a thread while the door starts serving (an MCP host waits
+    """`GraphMem.ops.warm_up` on a thread while the door starts serving (an MCP host waits
     for `initialize`, not for the model), its warnings on stderr."""
     def warm() -> None:
-        mem.warm_up(lambda message: print(f"graphmem: {message}", file=sys.stderr))
+        mem.ops.warm_up(lambda message: print(f"graphmem: {message}", file=sys.stderr))
 
     thread = threading.Thread(target=warm, name="graphmem-warm-up", daemon=True)
     thread.start()

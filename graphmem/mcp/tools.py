@@ -52,7 +52,7 @@ def _call(fn: Callable[[], T]) -> T:
 def _known(mem: GraphMem, ids: list[str], scope: str) -> None:
     """A tool error naming the ids that are no memory of `scope` (a forgotten one as
     such), instead of an empty answer."""
-    _call(lambda: mem.check(ids, scope=scope))
+    _call(lambda: mem.ops.check(ids, scope=scope))
 
 
 def connection_session(now: datetime) -> str:

@@ -77,7 +77,7 @@ def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
     if (wait := state.denied.waiting(client)) > 0:
         raise ServiceError(429, "too many requests with unknown tokens from this address",
                            {"Retry-After": str(math.ceil(wait))})
-    found = state.mem.token_grant(value.strip())
+    found = state.mem.tokens.grant(value.strip())
     if found is None:
         state.denied.take(client)
         raise ServiceError(401, "unknown or revoked token", {"WWW-Authenticate": "Bearer"})

@@ -49,7 +49,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
         # The model loads, and recall's queries are planned, before the first request.
-        await run_in_threadpool(mem.warm_up, _log.warning)
+        await run_in_threadpool(mem.ops.warm_up, _log.warning)
         async with tools.session_manager.run():
             yield
         try:
@@ -84,7 +84,7 @@ def _mcp_server(mem: GraphMem, public_url: str) -> Any:
 
     class Verifier:
         async def verify_token(self, token: str) -> AccessToken | None:
-            found = await run_in_threadpool(mem.token_grant, token)
+            found = await run_in_threadpool(mem.tokens.grant, token)
             if found is None:
                 return None
             return AccessToken(token=token, client_id=found.id, scopes=[], claims={

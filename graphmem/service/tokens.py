@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -102,3 +103,32 @@ def revoke(store: Store, token_id: str, *, now: datetime) -> None:
 def live(store: Store) -> int:
     """How many tokens are live."""
     return int(store.read("tokens/live_count")[0]["live"])
+
+
+class TokenBook:
+    """The service's tokens in one graph, as a memory's `tokens`: make, check, list and
+    revoke them (the service and `graphmem token` use it; a memory's users need not)."""
+
+    def __init__(self, store: Callable[[], Store], now: Callable[[], datetime]) -> None:
+        self._store, self._now = store, now
+
+    def create(self, *, name: str, scopes: list[str], read_only: bool = False) -> NewToken:
+        """Make a token for `scopes` (shown once; only its hash is kept)."""
+        return create(self._store(), name=name, scopes=scopes, read_only=read_only,
+                      now=self._now())
+
+    def grant(self, token: str) -> Grant | None:
+        """What a token may do, or None if it is unknown or revoked."""
+        return grant(self._store(), token)
+
+    def listed(self) -> list[TokenInfo]:
+        """Every token (never a secret), oldest first."""
+        return listed(self._store())
+
+    def revoke(self, token_id: str) -> None:
+        """Revoke a token by id, from the next request on."""
+        revoke(self._store(), token_id, now=self._now())
+
+    def live(self) -> int:
+        """How many tokens are live."""
+        return live(self._store())

@@ -251,11 +251,11 @@ APPEND = textwrap.dedent("""
     scope, writer, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rng = np.random.default_rng(abs(hash(writer)) % 2**32)
     with GraphMem(load_settings(scope=scope)) as mem:
-        opts = mem.write_options(session="shared")
+        opts = mem.ops.write_options(session="shared")
         for i in range(n):
             text = f"Writer {writer} notes item {i} of the long shared session log."
             vector = rng.normal(size=mem.embedder.dimensions)
-            report = mem.write([Numbered(1, MemoryIn(text=text))], opts,
+            report = mem.ops.write([Numbered(1, MemoryIn(text=text))], opts,
                                vectors={text: vector})
             assert report.counts == {"created": 1}, report
 """)

@@ -41,10 +41,10 @@ def test_count_and_given_vectors_write_without_the_model(mem: GraphMem) -> None:
     collector = Collector()
     collector.extend(texts)
     vectors = {t: mem.embedder.embed([t])[0] * 3.0 for t in texts}  # not unit: normalised
-    report = mem.write(collector.records, mem.write_options(), vectors=vectors)
+    report = mem.ops.write(collector.records, mem.ops.write_options(), vectors=vectors)
     assert report.counts == {"created": 2}
     assert mem.count() == 2 and mem.count(all_scopes=True) >= 2
-    mem.settle(60)
+    mem.ops.settle(60)
     hit = mem.recall("where does staging run?", top_k=1, mode="vector").hits[0]
     assert hit.text == texts[0] and hit.cosine == pytest.approx(
         float(mem.embedder.embed_query("where does staging run?") @ vectors[texts[0]] / 3.0),
@@ -60,7 +60,7 @@ def test_given_vectors_that_do_not_fit_write_nothing(mem: GraphMem, vectors, mes
     collector = Collector()
     collector.extend(["A fine memory about the train timetable"])
     with pytest.raises(InputError, match=f"field 'vectors': {message}"):
-        mem.write(collector.records, mem.write_options(), vectors=vectors)
+        mem.ops.write(collector.records, mem.ops.write_options(), vectors=vectors)
     assert mem.count() == 0
 
 
@@ -70,7 +70,7 @@ def test_at_shares_the_connection_with_its_own_clock(mem: GraphMem) -> None:
         then.remember({"id": "old", "text": "The office moved to the fourth floor"})
     assert mem.get(["old"])[0].created_at == T0
     assert mem.count() == 1  # the shared connection is still open after `then` closed
-    assert mem.server.version and mem.server.line in ("5.26", "2026")
+    assert mem.ops.server.version and mem.ops.server.line in ("5.26", "2026")
 
 
 def test_remember_json_names_the_source_and_line(mem: GraphMem) -> None:
@@ -118,12 +118,12 @@ def test_recall_options_keep_the_configured_decay(mem: GraphMem) -> None:
 def test_a_long_lived_door_warms_up_in_one_call(mem: GraphMem, schema_ready: Settings,
                                                 embedder: Embedder) -> None:
     # The service loaded the model and planned recall's queries before its first request;
-    # the MCP server only planned. Both now call GraphMem.warm_up.
+    # the MCP server only planned. Both now call GraphMem.ops.warm_up.
     said: list[str] = []
-    mem.warm_up(said.append)
+    mem.ops.warm_up(said.append)
     assert said == []
     down = GraphMem(schema_ready.model_copy(update={"neo4j_uri": "bolt://127.0.0.1:1",
                                                     "connect_timeout": 1.0}),
                     embedder=embedder)
-    down.warm_up(said.append)  # never raises: the first call says it again
+    down.ops.warm_up(said.append)  # never raises: the first call says it again
     assert len(said) == 1 and "not planned ahead" in said[0], said

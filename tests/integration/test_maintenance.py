@@ -152,7 +152,7 @@ def test_dead_links_are_pruned_and_manual_ones_kept(mem: GraphMem, store: Store)
         {"id": "c", "text": "The Kafka retention period is seven days"},
     ])
     mem.add_link("a", "c", weight=0.3)
-    assert at(mem, 10).prune() == 0  # young links live
+    assert at(mem, 10).ops.prune() == 0  # young links live
     report = at(mem, 2000).sweep(options=QUIET)
     assert report.counts["links_pruned"] >= 1
     kinds = store.driver.execute_query(

@@ -675,7 +675,7 @@ def test_planning_ahead_runs_every_query_of_a_default_recall_as_it_will_be_run(
             seen.append((name, _plan_key(params)))
             return _original(name, **params)
         monkeypatch.setattr(store, method, record)
-    assert mem.plan_ahead() is not None
+    assert mem.ops.plan_ahead() is not None
     planned = set(seen)
     short = f"t{uuid.uuid4().hex[:6]}"
     assert 2 <= len(short) <= 10 < len(mem.settings.scope) <= 100  # both common lengths

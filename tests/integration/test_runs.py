@@ -90,8 +90,8 @@ def records(n: int, *, start: int = 0, session: str = "s", prefix: str = "r") ->
 
 def write(mem: GraphMem, recs: list[dict], scope: str, chunk_rows: int):
     numbered = [Numbered(i + 1, MemoryIn(**r), "<test>") for i, r in enumerate(recs)]
-    opts = mem.write_options(scope=scope).model_copy(update={"chunk_rows": chunk_rows})
-    return mem.write(numbered, opts)
+    opts = mem.ops.write_options(scope=scope).model_copy(update={"chunk_rows": chunk_rows})
+    return mem.ops.write(numbered, opts)
 
 
 def stored_input(mem: GraphMem, scope: str) -> list[dict]:
@@ -155,8 +155,8 @@ WRITER = """
     texts = [f"Turn {i} of the long planning call: item {i * 7919 % 1000}" for i in range(3000)]
     recs = [Numbered(i + 1, MemoryIn(id=f"k{i}", text=t, session=f"c{i // 50}"))
             for i, t in enumerate(texts)]
-    opts = mem.write_options(scope=sys.argv[1]).model_copy(update={"chunk_rows": 200})
-    mem.write(recs, opts, vectors={t: v for t, v in zip(texts, mem.embedder.embed(texts))})
+    opts = mem.ops.write_options(scope=sys.argv[1]).model_copy(update={"chunk_rows": 200})
+    mem.ops.write(recs, opts, vectors={t: v for t, v in zip(texts, mem.embedder.embed(texts))})
 """
 
 

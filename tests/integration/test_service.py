@@ -50,9 +50,9 @@ class Service:
         while not self.server.started:
             time.sleep(0.05)
         self.url = f"http://127.0.0.1:{self.port}"
-        self.token_a = self.mem.token_create(name="a", scopes=[self.a]).token
-        self.token_b = self.mem.token_create(name="b", scopes=[self.b]).token
-        self.reader = self.mem.token_create(name="a-reader", scopes=[self.a],
+        self.token_a = self.mem.tokens.create(name="a", scopes=[self.a]).token
+        self.token_b = self.mem.tokens.create(name="b", scopes=[self.b]).token
+        self.reader = self.mem.tokens.create(name="a-reader", scopes=[self.a],
                                             read_only=True).token
 
     def call(self, method: str, path: str, token: str | None, *,
@@ -66,8 +66,8 @@ class Service:
         self.thread.join(30)
         for token in (self.token_a, self.token_b, self.reader):
             if not any(t.id == token.split("_")[1] and t.revoked_at
-                       for t in self.mem.tokens()):
-                self.mem.token_revoke(token.split("_")[1])
+                       for t in self.mem.tokens.listed()):
+                self.mem.tokens.revoke(token.split("_")[1])
         for scope in (self.a, self.b):
             self.mem.drop_scope(scope)
         self.mem.close()
@@ -148,9 +148,9 @@ def test_credentials_read_only_and_revocation(svc: Service) -> None:
     assert refused.status_code == 403 and refused.json() == {
         "error": "this token may only read"}
     reader_id = svc.reader.split("_")[1]
-    svc.mem.token_revoke(reader_id)
+    svc.mem.tokens.revoke(reader_id)
     assert svc.call("POST", "/v1/recall", svc.reader, json={"query": "x"}).status_code == 401
-    assert any(t.id == reader_id and t.revoked_at for t in svc.mem.tokens())
+    assert any(t.id == reader_id and t.revoked_at for t in svc.mem.tokens.listed())
 
 
 def test_bad_input_and_limits_get_one_json_line_with_their_code(svc: Service) -> None:
@@ -214,7 +214,7 @@ def test_serve_stops_on_sigterm_and_exits_0(schema_ready: Settings) -> None:
 
 def test_serve_refuses_a_public_address_without_a_token(schema_ready: Settings) -> None:
     with GraphMem(schema_ready) as mem:
-        if mem.live_tokens():  # every test here revokes its tokens; a person's may remain
+        if mem.tokens.live():  # every test here revokes its tokens; a person's may remain
             pytest.skip("live tokens on this server")
     env = {**os.environ, "NEO4J_URI": schema_ready.neo4j_uri,
            "NEO4J_PASSWORD": schema_ready.neo4j_password.get_secret_value()}
@@ -450,7 +450,7 @@ def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
     port = _free_port()
     scope = f"test:svc-{uuid.uuid4().hex[:10]}"
     with GraphMem(schema_ready) as mem:
-        token = mem.token_create(name="relay", scopes=[scope]).token
+        token = mem.tokens.create(name="relay", scopes=[scope]).token
         mem.remember("The cache layer is Redis", scope=scope)
     env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{relay.port}",
            "GRAPHMEM_CONNECT_TIMEOUT": "1",
@@ -476,9 +476,9 @@ def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
         relay.cut()
         with GraphMem(schema_ready) as mem:
             mem.drop_scope(scope)
-            for t in mem.tokens():
+            for t in mem.tokens.listed():
                 if t.name == "relay" and not t.revoked_at:
-                    mem.token_revoke(t.id)
+                    mem.tokens.revoke(t.id)
 
 
 @pytest.mark.parametrize(("path", "body"), [

@@ -1,0 +1,148 @@
+"""The facade's second half: what the doors, operators and benchmarks ask of a memory
+beyond its verbs (`GraphMem.ops`): the write path for records a door parsed itself,
+warming up and planning ahead, index upkeep, the server's facts. A memory's users need
+none of it; it shares the facade's connection, clock and settings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from graphmem import embed
+from graphmem.errors import GraphmemError, InputError
+from graphmem.graph import schema, scope_indexes
+from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
+from graphmem.graph.store import Features
+from graphmem.lifecycle import edits, maintenance
+from graphmem.lifecycle.maintenance import SweepOptions
+from graphmem.options import WriteOptions, parse
+from graphmem.read import candidates, retrieval
+from graphmem.types import WriteReport
+from graphmem.write import ingest
+from graphmem.write.extract import Extractor, load_extractor
+from graphmem.write.ingest import Timing
+from graphmem.write.records import Numbered
+
+if TYPE_CHECKING:
+    from graphmem.api import GraphMem
+
+
+class Operations:
+    """`GraphMem.ops`: the memory's write path, upkeep and facts for doors, operators and
+    benchmarks."""
+
+    def __init__(self, mem: GraphMem) -> None:
+        self._mem = mem
+
+    def write_options(
+        self,
+        *,
+        scope: str | None = None,
+        added_by: str | None = None,
+        kind: str | None = None,
+        visibility: str | None = None,
+        session: str | None = None,
+        signal_gate: bool = True,
+        allow_forgotten: bool = False,
+    ) -> WriteOptions:
+        """The write path's options: the call's values, then configuration."""
+        s = self._mem.settings
+        return parse(WriteOptions, {
+            "scope": scope or s.scope, "now": self._mem.now(), "added_by": added_by or s.added_by,
+            "kind": kind, "visibility": visibility, "session": session,
+            "signal_gate": signal_gate, "allow_forgotten": allow_forgotten,
+            "batch_size": s.write_batch_size, "chunk_rows": s.write_chunk_rows,
+            "dedup_threshold": s.dedup_threshold,
+            "synaptic_threshold": s.synaptic_threshold,
+            "synaptic_max_links": s.synaptic_max_links})
+
+    def write(self, records: Sequence[Numbered], opts: WriteOptions, *,
+              skipped: Sequence[InputError] = (), progress: bool = False,
+              timing: Timing | None = None,
+              vectors: Mapping[str, np.ndarray] | None = None) -> WriteReport:
+        """Store records already parsed and validated (keeps their sources and lines).
+        `vectors` gives each text's embedding instead of the model (bulk loads)."""
+        embedder = (self._mem.embedder if vectors is None
+                    else embed.Given(vectors, self._mem.embedder.dimensions))
+        report = ingest.write(self._mem._db, embedder, self.extractor, records, opts,
+                              skipped=skipped, progress=progress, timing=timing)
+        self.tune_indexes()
+        return report
+
+    def tune_indexes(self) -> list[str]:
+        """Give each scope big enough to need them its own full-text index, and (not most
+        of the store, on a server whose shared index cannot filter) its own vector index;
+        after every write and sweep. Returns the scopes that got one."""
+        made = scope_indexes.ensure(self._mem._db, self._mem.embedder.dimensions)
+        # Depths remembered for the shared index are far deeper than a scope's own needs.
+        candidates.depths(self._mem._db).forget(made)
+        return made
+
+    @property
+    def extractor(self) -> Extractor:
+        """The entity extractor named by configuration (loaded on first use)."""
+        if self._mem._extractor is None:
+            self._mem._extractor = load_extractor(self._mem.settings.entity_extractor)
+        return self._mem._extractor
+
+    def check(self, ids: Sequence[str], *, scope: str | None = None) -> None:
+        """Raise NotFoundError naming the first of `ids` that is no memory of the scope
+        (a hard-forgotten one as such, with when and by whom)."""
+        edits.check(self._mem._db, list(ids), self._mem._scope(scope))
+
+    def plan_ahead(self) -> float | None:
+        """Have the server plan recall's queries now, so that the first recall after it
+        starts does not wait for that; returns the ms taken, or None before `init`."""
+        names = {i.name for i in schema.indexes(self._mem._db) if i.state == "ONLINE"}
+        if not {VECTOR_INDEX, FULLTEXT_INDEX} <= names:
+            return None  # nothing to plan against: recall needs `init` first
+        started = time.perf_counter()
+        retrieval.plan_ahead(self._mem._db, self._mem.embedder.dimensions)
+        return round((time.perf_counter() - started) * 1000, 1)
+
+    def warm_up(self, warn: Callable[[str], None]) -> None:
+        """Get a long-lived door ready before its first call, as every such door does
+        (the service, the MCP server): the embedder loaded, then recall's queries planned.
+        What fails (a Neo4j down or not set up, a missing model) is passed to `warn`, and
+        the first call that needs it says so again."""
+        try:
+            self._mem.embedder.warm()
+        except GraphmemError as e:
+            warn(f"the embedder is not loaded: {e}")
+        try:
+            self.plan_ahead()
+        except GraphmemError as e:
+            warn(f"recall's queries not planned ahead: {e}")
+
+    def warm_embedder(self, say: Callable[[str], None] | None = None) -> str:
+        """Load the embedder now, first making the model's ONNX export if this machine has
+        none (once, a few seconds), so later processes start without torch; returns what
+        embeds ("onnxruntime", "torch" or "remote")."""
+        if say is not None and not self._mem.embedder.exported():
+            say("exporting the embedding model for ONNX Runtime (once per machine)")
+        self._mem.embedder.warm()
+        return self._mem.embedder.runtime
+
+    def settle(self, seconds: int = 600) -> None:
+        """Wait until every index has caught up with what was written (before timing
+        reads after a bulk load)."""
+        self._mem._db.autocommit("admin/await_indexes", seconds=seconds)
+
+    @property
+    def server(self) -> Features:
+        """What the connected server is (version, release line) and what it offers."""
+        return self._mem._db.features
+
+    def server_settings(self, names: Sequence[str]) -> dict[str, str]:
+        """The values of the named server settings the server knows (e.g. its heap)."""
+        return {r["name"]: r["value"] for r in self._mem._db.read("admin/server_settings",
+                                                             names=list(names))}
+
+    def prune(self, *, scope: str | None = None, options: SweepOptions | None = None) -> int:
+        """Delete dead links now (the sweep's link-pruning step alone); returns how many."""
+        opts = options or SweepOptions()
+        return maintenance.prune(self._mem._db, scope=self._mem._scope(scope), now=self._mem.now(),
+                                 opts=opts)
