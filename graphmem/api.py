@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from graphmem import embed
 from graphmem.embed import Embedder
@@ -24,7 +24,7 @@ from graphmem.lifecycle import edits, maintenance, packs, summarize
 from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
 from graphmem.operations import Operations
-from graphmem.options import RecallOptions, parse
+from graphmem.options import RecallOptions, RecallSettings, WriteSettings, parse
 from graphmem.read import candidates, context, reinforcement, retrieval
 from graphmem.read.context import Context
 from graphmem.read.find import entities, find, recent, scopes_under, session_turns
@@ -171,7 +171,8 @@ class GraphMem:
         return self.ops.write(collector.records, opts)
 
     def remember_json(self, data: str, *, source: str = "<stdin>", skip_invalid: bool = False,
-                      progress: bool = False, **options: Any) -> WriteReport:
+                      progress: bool = False,
+                      **options: Unpack[WriteSettings]) -> WriteReport:
         """Store records given as JSON text (one object, an array of objects, or NDJSON) as
         one all-or-nothing batch; errors name `source` and the line. `options` are those
         of `write_options`; the session defaults as `remember`'s does."""
@@ -189,7 +190,7 @@ class GraphMem:
         split: str = "paragraph",
         skip_invalid: bool = False,
         progress: bool = False,
-        **options: Any,
+        **options: Unpack[WriteSettings],
     ) -> WriteReport:
         """Read files or folders (records, text, Markdown, LoCoMo, chat) and store them.
 
@@ -288,7 +289,8 @@ class GraphMem:
         return scopes_under(self._db, prefix)
 
     def recall(self, query: str, *, scope: str | None = None,
-               options: RecallOptions | None = None, **settings: Any) -> RecallResult:
+               options: RecallOptions | None = None,
+               **settings: Unpack[RecallSettings]) -> RecallResult:
         """The memories of a scope that best answer `query`, best first.
 
         `settings` are RecallOptions fields (mode, top_k, hops, kinds, filters, …) or a

@@ -5,7 +5,7 @@ gives into one of them, or into one InputError naming the field."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -139,6 +139,72 @@ SHORT_NAMES: dict[str, tuple[str, str]] = {
     **{f: (g, f) for g, model in GROUPS.items() for f in model.model_fields},
     "association": ("association", "weight"), "context": ("context", "enabled"),
 }
+
+
+class RecallSettings(TypedDict, total=False):
+    """`GraphMem.recall`'s keyword arguments, typed: every RecallOptions field and every
+    knob's short name (a unit test holds it to both)."""
+
+    mode: str
+    top_k: int
+    hops: int
+    kinds: list[str] | None
+    filters: dict[str, list[Any]]
+    include_shadowed: bool
+    include_archived: bool
+    case_sensitive: bool
+    layers: list[str]
+    since: datetime | str | None
+    until: datetime | str | None
+    diverse: bool
+    decay: dict[str, Curve]
+    fusion: Fusion | dict[str, Any]
+    association: Association | dict[str, Any] | float
+    context: Context | dict[str, Any] | bool
+    feedback: Feedback | dict[str, Any]
+    # Fusion
+    candidates: int
+    rrf_k: int
+    alpha: float | None
+    temporal_weight: float
+    layer_factor: float
+    # Association
+    seeds: int
+    width: int
+    pool_factor: int
+    weight: float
+    hop_decay: float
+    entity_weight: float
+    mention_weight: float
+    subject_weight: float
+    hub_limit: int
+    link_tau_days: float
+    # Context
+    enabled: bool
+    turn_weight: float
+    # Feedback
+    use_weight: float
+    reinforce: bool
+    direct_boost: float
+    associative_boost: float
+    co_retrieval_step: float
+    co_retrieval_initial: float
+    co_retrieval_top: int
+    promote_accesses: int
+    promote_confidence: float
+
+
+class WriteSettings(TypedDict, total=False):
+    """What a write takes besides its records (`GraphMem.ops.write_options`), typed for
+    `remember_json` and `ingest`."""
+
+    scope: str | None
+    added_by: str | None
+    kind: str | None
+    visibility: str | None
+    session: str | None
+    signal_gate: bool
+    allow_forgotten: bool
 
 
 class RecallOptions(BaseModel):

@@ -56,3 +56,17 @@ def test_a_knob_beside_a_group_that_is_no_object_is_an_error_naming_the_group() 
 def test_every_numeric_option_is_bounded_and_finite(values: dict) -> None:
     with pytest.raises(InputError):
         parse(RecallOptions, values)
+
+
+def test_the_typed_keywords_are_exactly_the_options() -> None:
+    # recall, remember_json and ingest took untyped **kwargs; their TypedDicts must not
+    # drift from the options they stand for.
+    import inspect
+
+    from graphmem.operations import Operations
+    from graphmem.options import RecallSettings, WriteSettings
+
+    assert set(RecallSettings.__annotations__) == set(RecallOptions.model_fields) | set(
+        SHORT_NAMES)
+    taken = inspect.signature(Operations.write_options).parameters
+    assert set(WriteSettings.__annotations__) == set(taken) - {"self"}
