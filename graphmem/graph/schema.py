@@ -9,7 +9,7 @@ import time
 from pydantic import BaseModel
 
 from graphmem.errors import GraphmemError, SchemaMismatch
-from graphmem.graph import model
+from graphmem.graph import migrations, model
 from graphmem.graph.store import Store, translate_errors
 from graphmem.types import DoctorReport, EmbedderInfo, ServerInfo
 
@@ -22,12 +22,6 @@ REBUILD_SECONDS = 900.0
 #: Created by `cypher/admin/fulltext_index.cypher` over text, context and scope_key (the
 #: name is written there too: Cypher takes no parameter for an index name).
 FULLTEXT_INDEX = "memory_text_context_scope"
-#: Full-text indexes of earlier versions, and the query that drops each; `install`
-#: replaces them.
-RETIRED_FULLTEXT_INDEXES = {
-    "fulltext_index_Memory_text": "admin/drop_legacy_fulltext_index",
-    "memory_text_scope": "admin/drop_text_scope_index",
-}
 
 
 def scope_key(scope: str) -> str:
@@ -63,8 +57,7 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
     with translate_errors(store.settings):
         # neomodel borrows the Store's driver for this one job; it does not own or close it.
         db.set_connection(driver=store.driver)
-        # Ids were unique store-wide before they were unique per scope.
-        store.autocommit("admin/drop_global_memory_id")
+        migrations.run(store, before_schema=True)
         if store.features.vector_search_filters:
             # The same index with filter properties, which neomodel cannot declare.
             if install_filtered_vector_index(store, dimensions):
@@ -78,13 +71,8 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
         store.autocommit("admin/memory_key")
         store.autocommit("admin/session_position_index")
         store.autocommit("admin/token_id")
-        store.autocommit("admin/scope_nodes")
-        install_fulltext(store)
-        store.autocommit("admin/scope_entities")
-        store.autocommit("admin/set_display_labels")
-        # Turns written before positions existed: their place, and their sessions' ends.
-        store.autocommit("admin/set_positions")
-        store.autocommit("admin/set_session_ends")
+        store.autocommit("admin/fulltext_index")
+        migrations.run(store, before_schema=False)
     indexes = wait_online(store, wait_seconds)
     check_dimensions(indexes, dimensions)
     return indexes
@@ -102,20 +90,6 @@ def install_filtered_vector_index(store: Store, dimensions: int) -> bool:
         store.autocommit("admin/drop_vector_index")
     store.autocommit("admin/filtered_vector_index", dimensions=dimensions)
     return rebuilt
-
-
-def install_fulltext(store: Store) -> None:
-    """Create the text + context + scope_key full-text index, retiring the ones of earlier
-    versions and giving memories written before it their scope_key and context."""
-    for found in indexes(store):
-        if found.name in RETIRED_FULLTEXT_INDEXES:
-            store.autocommit(RETIRED_FULLTEXT_INDEXES[found.name])
-    store.autocommit("admin/fulltext_index")
-    store.autocommit("admin/set_turn_contexts")
-    scopes = [r["scope"] for r in store.read("admin/scopes_without_key")]
-    if scopes:
-        store.write("admin/set_scope_keys",
-                    keys=[{"scope": s, "key": scope_key(s)} for s in scopes])
 
 
 def indexes(store: Store) -> list[IndexInfo]:

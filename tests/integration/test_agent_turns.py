@@ -225,11 +225,15 @@ def test_an_imported_session_goes_on_by_arrival_and_init_places_older_turns(
     transcript.write_text(json.dumps({"id": "standup", "date": WHEN.isoformat(), "turns": [
         {"speaker": who, "text": said} for who, said in SESSIONS["standup"]]}))
     mem.ingest([transcript])
-    # As a store written before positions existed: turns with metadata.turn only.
+    # As a store written before positions existed: turns with metadata.turn only, and no
+    # record of the migrations that place them.
     store.driver.execute_query(
         "MATCH (m:Memory {scope: $scope}) REMOVE m.position, m.session "
         "WITH DISTINCT m.scope AS scope MATCH (s:Session {scope: scope}) "
         "REMOVE s.turns, s.last", scope=mem.settings.scope, database_=store.database)
+    store.driver.execute_query(
+        "MATCH (g:Migration) WHERE g.id IN ['009_positions', '010_session_ends'] DELETE g",
+        database_=store.database)
     mem.init()
     added = mem.remember({"text": "alice: Great, then Priya leads the June window too.",
                           "session": "standup"}).outcomes[0].id

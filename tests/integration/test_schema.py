@@ -70,3 +70,19 @@ def test_doctor_reports_server_indexes_and_embedder(mem: GraphMem) -> None:
     assert report.embedder.dimensions == 384
     assert all(i["state"] == "ONLINE" for i in report.indexes)
     assert mem.settings.neo4j_password.get_secret_value() not in report.model_dump_json()
+
+
+def test_each_migration_runs_once_and_is_recorded(mem: GraphMem, store: Store) -> None:
+    # Every init scanned the whole store again for what earlier versions left.
+    from graphmem.graph import migrations
+
+    mem.init()
+    applied = {r["id"] for r in store.read("admin/migrations_applied")}
+    assert applied >= {m.id for m in migrations.MIGRATIONS}
+    assert migrations.run(store, before_schema=True) == []
+    assert migrations.run(store, before_schema=False) == []
+    store.driver.execute_query("MATCH (g:Migration {id: '008_display_labels'}) DELETE g",
+                               database_=store.database)
+    assert migrations.run(store, before_schema=False) == ["008_display_labels"]
+    ids = [m.id for m in migrations.MIGRATIONS]
+    assert ids == sorted(ids) and len({i[:3] for i in ids}) == len(ids)  # numbered, once

@@ -1,4 +1,4 @@
-// admin/set_display_labels — give memories written before display labels existed their
+// migrations/008_display_labels — give memories written before display labels existed their
 // kind label (Episodic, Semantic, …) and tier label (Cold, Stub), which Neo4j Browser
 // styles by (cypher/explore/graphmem.grass). The properties stay the truth.
 // Params: none.

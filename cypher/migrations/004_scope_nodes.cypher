@@ -1,4 +1,4 @@
-// admin/scope_nodes — a Scope node for every scope of memories written before scopes had
+// migrations/004_scope_nodes — a Scope node for every scope of memories written before scopes had
 // one, counting what each holds (writers make and count it from then on).
 // Params: none.
 // Returns: made (int).

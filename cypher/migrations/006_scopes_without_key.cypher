@@ -1,4 +1,4 @@
-// admin/scopes_without_key — scopes with memories written before scope_key existed.
+// migrations/006_scopes_without_key — scopes with memories written before scope_key existed.
 // Params: none.
 // Returns: scope.
 MATCH (m:Memory)

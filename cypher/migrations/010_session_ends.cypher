@@ -1,4 +1,4 @@
-// admin/set_session_ends — gives each session of a store written before sessions kept
+// migrations/010_session_ends — gives each session of a store written before sessions kept
 // their ends how many positions it has handed out and its last turn (as
 // ingest/link_turns keeps them), so a turn appended by arrival joins its chain; in
 // batches, idempotent.

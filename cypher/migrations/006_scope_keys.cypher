@@ -1,4 +1,4 @@
-// admin/set_scope_keys — give memories written before scope_key existed their key.
+// migrations/006_scope_keys — give memories written before scope_key existed their key.
 // Params: $keys: list of {scope, key}.
 // Returns: nothing.
 UNWIND $keys AS k

@@ -1,4 +1,4 @@
-// admin/set_turn_contexts — gives the turns of a store written before contexts existed
+// migrations/005_turn_contexts — gives the turns of a store written before contexts existed
 // their context (as `ingest/turn_context` sets it), in batches; idempotent.
 // Params: none.
 // Returns: nothing.

@@ -1,7 +1,7 @@
-// admin/set_positions — gives the turns of a store written before positions existed
+// migrations/009_positions — gives the turns of a store written before positions existed
 // their place in their session's conversation (their `metadata.turn`, which the
 // importers wrote, and the session their NEXT edges name, or their only session), in
-// batches; idempotent. admin/set_session_ends then gives the sessions their ends.
+// batches; idempotent. migrations/010_session_ends then gives the sessions their ends.
 // Params: none.
 // Returns: nothing.
 MATCH (m:Memory)-[:IN_SESSION]->(s:Session)

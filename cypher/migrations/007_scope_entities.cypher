@@ -1,4 +1,4 @@
-// admin/scope_entities — move a store written before entities were per scope onto
+// migrations/007_scope_entities — move a store written before entities were per scope onto
 // per-scope entities: each global Entity (no `scope`) is split into one Entity per scope
 // that mentions it (key = the scope's prefix + the old key), its mentions moved there,
 // degrees counted, and the global node removed. Idempotent: a store without global
