@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -26,7 +25,9 @@ from graphmem.errors import (
     Neo4jRefused,
     Neo4jUnavailable,
 )
+from graphmem.graph import retry
 from graphmem.graph.queries import query
+from graphmem.graph.retry import CONFLICT_CODES, MEMORY_CODES
 from graphmem.settings import Settings
 
 #: A transaction graphmem runs named queries in: a retried transaction function's, or the
@@ -36,24 +37,15 @@ Tx = ManagedTransaction | neo4j.Transaction
 T = TypeVar("T")
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
-AUTOCOMMIT_ATTEMPTS = 3
 #: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
 SCOPE_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
 
-#: Driver error codes that mean "a concurrent writer got there first": running the same
-#: work again, deciding afresh, succeeds.
-CONFLICT_CODES = frozenset({"Neo.ClientError.Schema.ConstraintValidationFailed"})
 #: The server ended a transaction that ran past its timeout (while running, or while
 #: waiting for a lock).
 TIMEOUT_CODES = frozenset({"Neo.ClientError.Transaction.TransactionTimedOut",
                            "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
                            "Neo.ClientError.Transaction.LockClientStopped"})
 
-#: The server ran out of memory for a transaction: the same input fails the same way
-#: again, so it is never retried (docs/decisions.md, "One input, one outcome").
-MEMORY_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError",
-                          "Neo.TransientError.General.OutOfMemoryError",
-                          "Neo.ClientError.General.TransactionOutOfMemoryError"})
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -275,17 +267,26 @@ class Store:
         """Run a named write query in its own managed transaction and return its rows."""
         return self.write_tx(lambda tx: run(tx, name, variant=self.variant, **params))
 
-    def write_tx(self, work: Callable[[ManagedTransaction], T]) -> T:
-        """Run `work(tx)` in one managed write transaction: all of it commits, or none;
-        the server gives up after `query_timeout` seconds (an input's transaction, which
-        may rightly run long, is `transactions()`).
+    def write_tx(self, work: Callable[[Tx], T]) -> T:
+        """Run `work(tx)` in one write transaction: all of it commits, or none; the server
+        gives up after `query_timeout` seconds (an input's transaction, which may rightly
+        run long, is `transactions()`).
 
-        The driver may retry `work` on transient errors, so it must be idempotent.
+        A retryable failure runs `work` again in a fresh transaction (`retry.retried`, the
+        one policy of every write), so it must be idempotent.
         """
-        with translate_errors(self.settings):  # noqa: SIM117 - the session needs the guard too
+        def once() -> T:
             with self.driver.session(database=self.database) as session:
-                return session.execute_write(
-                    neo4j.unit_of_work(timeout=self.settings.query_timeout)(work))
+                tx = session.begin_transaction(timeout=self.settings.query_timeout)
+                try:
+                    result = work(tx)
+                    tx.commit()
+                    return result
+                finally:
+                    tx.close()  # rolls back what was not committed
+
+        with translate_errors(self.settings):
+            return retry.retried(once)
 
     @contextmanager
     def transactions(self) -> Iterator[InputTransaction]:
@@ -328,16 +329,12 @@ class Store:
             if not SCOPE_LABEL.fullmatch(own_label) or "Scope_LABEL" not in text:
                 raise ValueError(f"{own_label!r} is not a scope label, or {name} takes none")
             text = cast(LiteralString, text.replace("Scope_LABEL", own_label))
+        def once() -> list[dict[str, Any]]:
+            with self.driver.session(database=self.database) as session:
+                return [r.data() for r in session.run(text, params)]
+
         with translate_errors(self.settings):
-            for attempt in range(AUTOCOMMIT_ATTEMPTS):
-                try:
-                    with self.driver.session(database=self.database) as session:
-                        return [r.data() for r in session.run(text, params)]
-                except nx.TransientError as e:
-                    if not e.is_retryable() or attempt == AUTOCOMMIT_ATTEMPTS - 1:
-                        raise
-                    time.sleep(0.2 * 2 ** attempt)
-        raise AssertionError("unreachable")
+            return retry.retried(once)
 
 
 class InputTransaction:
@@ -371,16 +368,6 @@ class InputTransaction:
                 tx.close()
         if self._session is not None:  # a fresh session for a retry: the old may be broken
             self._close_session()
-
-    @staticmethod
-    def retryable(e: BaseException) -> bool:
-        """Whether writing the input again may succeed: a transient failure or a conflict
-        with a concurrent writer."""
-        if isinstance(e, nx.Neo4jError) and e.code in MEMORY_CODES:
-            return False  # the same input needs the same memory again
-        if isinstance(e, nx.TransientError):
-            return e.is_retryable()
-        return isinstance(e, nx.ClientError) and e.code in CONFLICT_CODES
 
     def _close_session(self) -> None:
         session, self._session = self._session, None

@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem.graph.store import Store, run
+from graphmem.graph.store import Store, Tx, run
 from graphmem.types import Hit
 
 if TYPE_CHECKING:
-    from neo4j import ManagedTransaction
 
     from graphmem.embed import Embedder
     from graphmem.options import RecallOptions
@@ -85,7 +84,7 @@ def write(store: Store, items: list[Reinforcement]) -> None:
 def _write_scope(store: Store, items: list[Reinforcement]) -> None:
     embedded = [_embedded(r) for r in items]
 
-    def work(tx: ManagedTransaction) -> None:
+    def work(tx: Tx) -> None:
         for r, rows in zip(items, embedded, strict=True):
             o = r.options
             run(tx, "recall/reinforce", scope=r.scope, hits=r.boosts, now=r.now,

@@ -19,7 +19,6 @@ while a writer thread writes the last one, and the retry of a whole input or chu
 
 from __future__ import annotations
 
-import random
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from typing import Any, TypeVar
 
 from graphmem.embed import Embeds
 from graphmem.errors import InputError, Neo4jBusy
+from graphmem.graph import retry
 from graphmem.graph.schema import entity_prefix
 from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
@@ -178,30 +178,16 @@ def _reference_batches(batches: list[list[Row]]) -> dict[int, list[Row]]:
 
 T = TypeVar("T")
 
-#: Times an input's transaction is written again after a conflict with a concurrent
-#: writer (a deadlock, or the same new memory created by another process first).
-WRITE_ATTEMPTS = 4
-
-
 def _retried(transactions: InputTransaction, work: Callable[[], T], *,
              failed: BaseException | None = None) -> T:
-    """`work()` (which writes in `transactions.current()`) committed; after a conflict
-    with a concurrent writer it is rolled back and run again in a fresh transaction,
-    deciding afresh, a few times, backing off a little more each time. `failed` is the
-    conflict an earlier attempt, made elsewhere, already met."""
-    attempt = 0 if failed is None else 1
-    while True:
-        if attempt:
-            time.sleep(random.uniform(0.05, 0.2) * attempt)
-        try:
-            result = work()
-            transactions.commit()
-            return result
-        except Exception as e:
-            transactions.rollback()
-            attempt += 1
-            if attempt > WRITE_ATTEMPTS or not transactions.retryable(e):
-                raise
+    """`work()` (which writes in `transactions.current()`) committed, rolled back and run
+    again in a fresh transaction after a retryable failure (`retry.retried`)."""
+    def committed() -> T:
+        result = work()
+        transactions.commit()
+        return result
+
+    return retry.retried(committed, undo=transactions.rollback, failed=failed)
 
 
 def _waited(job: Future[Any], timing: Timing) -> Any:
@@ -254,7 +240,7 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
             if pending is not None:
                 futures.wait([pending])  # the writer must be idle before the rollback
             transactions.rollback()
-            if not transactions.retryable(e):
+            if not retry.retryable(e):
                 raise
             missing = [r for r in rows if r.vector is None]
             if missing:

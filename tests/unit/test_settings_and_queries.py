@@ -11,7 +11,7 @@ import neo4j.time
 import pytest
 
 from graphmem.errors import ConfigError, InputError
-from graphmem.graph import jars, queries, server, store
+from graphmem.graph import jars, queries, retry, server, store
 from graphmem.settings import load_settings
 
 
@@ -153,7 +153,7 @@ def test_a_row_holding_a_node_falls_back_to_the_drivers_export() -> None:
     assert store.row(record) == record.data() == {"m": {"id": "m1"}, "ms": [{"id": "m1"}]}
 
 
-@pytest.mark.parametrize("code", sorted(store.MEMORY_CODES))
+@pytest.mark.parametrize("code", sorted(retry.MEMORY_CODES))
 def test_a_transaction_out_of_memory_is_not_retried_and_says_what_helps(code: str) -> None:
     """A 100k-record input on a 1 GiB heap was retried whole three times over 22 minutes
     and ended in "run it again": the same input needs the same memory again."""
@@ -164,7 +164,7 @@ def test_a_transaction_out_of_memory_is_not_retried_and_says_what_helps(code: st
     settings = load_settings()
     e = nx.Neo4jError._hydrate_neo4j(code=code, message="The allocation of an extra 2.0 MiB "
                                      "would use more than the limit 1.0 GiB")
-    assert not store.InputTransaction.retryable(e)
+    assert not retry.retryable(e)
     with pytest.raises(Neo4jBusy) as raised, store.translate_errors(settings):
         raise e
     said = raised.value.one_line()
@@ -172,7 +172,7 @@ def test_a_transaction_out_of_memory_is_not_retried_and_says_what_helps(code: st
     assert "GRAPHMEM_SERVER_HEAP" in said and "GRAPHMEM_WRITE_CHUNK_ROWS, now 10000" in said
     deadlock = nx.Neo4jError._hydrate_neo4j(
         code="Neo.TransientError.Transaction.DeadlockDetected", message="deadlock")
-    assert store.InputTransaction.retryable(deadlock)
+    assert retry.retryable(deadlock)
 
 
 def test_the_local_servers_bolt_port_moves_the_default_uri(
@@ -183,3 +183,47 @@ def test_the_local_servers_bolt_port_moves_the_default_uri(
     assert load_settings().neo4j_uri == "bolt://127.0.0.1:7787"
     monkeypatch.setenv("NEO4J_URI", "neo4j://db.example:7687")  # a given URI wins
     assert load_settings().neo4j_uri == "neo4j://db.example:7687"
+
+
+def test_one_retry_policy_tries_again_what_may_succeed_and_undoes_each_try(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ingest, auto-commit commands and named writes each had their own count, backoff and
+    # idea of what is retryable.
+    import neo4j.exceptions as nx
+
+    waits: list[float] = []
+    monkeypatch.setattr(retry.time, "sleep", waits.append)
+    deadlock = nx.Neo4jError._hydrate_neo4j(
+        code="Neo.TransientError.Transaction.DeadlockDetected", message="deadlock")
+    conflict = nx.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Schema.ConstraintValidationFailed", message="exists")
+    syntax = nx.Neo4jError._hydrate_neo4j(
+        code="Neo.ClientError.Statement.SyntaxError", message="bad")
+    undone: list[int] = []
+
+    def failing(e: Exception):
+        def work() -> None:
+            raise e
+        return work
+
+    for e in (deadlock, conflict):
+        undone.clear()
+        with pytest.raises(type(e)):
+            retry.retried(failing(e), undo=lambda: undone.append(1))
+        assert len(undone) == retry.ATTEMPTS
+    undone.clear()
+    with pytest.raises(type(syntax)):
+        retry.retried(failing(syntax), undo=lambda: undone.append(1))
+    assert len(undone) == 1  # never tried again
+    tries = iter([deadlock, None])
+
+    def once_then_fine() -> str:
+        e = next(tries)
+        if e is not None:
+            raise e
+        return "done"
+
+    waits.clear()
+    assert retry.retried(once_then_fine) == "done" and len(waits) == 1
+    assert all(0.05 * 2 ** (a - 2) <= retry.pause(a) <= 0.2 * 2 ** (a - 2)
+               for a in range(2, retry.ATTEMPTS + 1))
