@@ -164,10 +164,10 @@ class GraphMem:
             records = [records]
         collector = Collector()
         collector.extend(records, source)
-        opts = self.ops.write_options(scope=scope, added_by=added_by, kind=kind,
-                                  visibility=visibility,
-                                  session=session or self.settings.session,
-                                  signal_gate=signal_gate, allow_forgotten=allow_forgotten)
+        opts = self.ops.write_options(
+            scope=scope, added_by=added_by, kind=kind, visibility=visibility,
+            session=session or self.settings.session, signal_gate=signal_gate,
+            allow_forgotten=allow_forgotten)
         return self.ops.write(collector.records, opts)
 
     def remember_json(self, data: str, *, source: str = "<stdin>", skip_invalid: bool = False,
@@ -180,7 +180,7 @@ class GraphMem:
         parse_records(data, source, collector=collector)
         options["session"] = options.get("session") or self.settings.session
         return self.ops.write(collector.records, self.ops.write_options(**options),
-                          skipped=collector.skipped, progress=progress)
+                              skipped=collector.skipped, progress=progress)
 
     def ingest(
         self,
@@ -199,7 +199,7 @@ class GraphMem:
         """
         collector = formats.collect(paths, fmt, split, skip_invalid)
         return self.ops.write(collector.records, self.ops.write_options(**options),
-                          skipped=collector.skipped, progress=progress)
+                              skipped=collector.skipped, progress=progress)
 
     def export(self, *, scope: str | None = None, include_shadowed: bool = False,
                include_archived: bool = False, versions: bool = False) -> Iterator[MemoryIn]:
@@ -232,9 +232,9 @@ class GraphMem:
         records = collector.records
         if id_prefix:
             records = packs.with_prefix(records, id_prefix)
-        return self.ops.write(records, self.ops.write_options(scope=scope, signal_gate=False,
-                                                      allow_forgotten=allow_forgotten),
-                          skipped=collector.skipped, progress=progress)
+        opts = self.ops.write_options(scope=scope, signal_gate=False,
+                                      allow_forgotten=allow_forgotten)
+        return self.ops.write(records, opts, skipped=collector.skipped, progress=progress)
 
     def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
         """How many memories a scope holds (every lifecycle), or the whole graph."""
@@ -347,8 +347,8 @@ class GraphMem:
         write path without the signal gate, in no session (nobody said it)."""
         collector = Collector()
         collector.extend(records)
-        return self.ops.write(collector.records, self.ops.write_options(scope=scope,
-                                                                signal_gate=False))
+        opts = self.ops.write_options(scope=scope, signal_gate=False)
+        return self.ops.write(collector.records, opts)
 
     def overview(self, *, scope: str | None = None,
                  all_scopes: bool = False) -> maintenance.Overview:

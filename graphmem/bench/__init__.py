@@ -264,7 +264,7 @@ def _load(mem: GraphMem, records: list[Numbered], scope: str, texts: list[str],
     kept earlier run left them there."""
     if mem.count(scope=scope) != len(records):
         mem.ops.write(records, mem.ops.write_options(scope=scope),
-                  vectors=dict(zip(texts, vectors, strict=True)))
+                      vectors=dict(zip(texts, vectors, strict=True)))
 
 
 class MultihopBench(BaseModel):

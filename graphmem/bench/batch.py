@@ -72,7 +72,7 @@ def batch(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int],
                              transactions=1 if size <= chunk else -(-size // chunk) + 1,
                              error=error))
     config = mem.ops.server_settings(["server.memory.heap.max_size",
-                                  "dbms.memory.transaction.total.max"])
+                                     "dbms.memory.transaction.total.max"])
     return BatchBench(cores=os.cpu_count() or 1, server=mem.ops.server.version or "?",
                       heap=config.get("server.memory.heap.max_size", "?"),
                       transaction_memory=config.get("dbms.memory.transaction.total.max", "?"),

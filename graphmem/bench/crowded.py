@@ -91,7 +91,7 @@ def crowded(mem: GraphMem, paths: Sequence[Path], *, total: int = 100_000, scope
             records = [Numbered(i + 1, MemoryIn(id=f"m{i}", text=t, source="import"), "<bench>")
                        for i, t in enumerate(texts)]
             mem.ops.write(records, mem.ops.write_options(scope=name),
-                      vectors=dict(zip(texts, vecs, strict=True)))
+                          vectors=dict(zip(texts, vecs, strict=True)))
             stored[name] = (texts, vecs)
         mem.ops.settle()
         build = time.perf_counter() - started

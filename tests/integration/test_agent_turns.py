@@ -260,7 +260,7 @@ APPEND = textwrap.dedent("""
             text = f"Writer {writer} notes item {i} of the long shared session log."
             vector = rng.normal(size=mem.embedder.dimensions)
             report = mem.ops.write([Numbered(1, MemoryIn(text=text))], opts,
-                               vectors={text: vector})
+                                   vectors={text: vector})
             assert report.counts == {"created": 1}, report
 """)
 

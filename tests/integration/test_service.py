@@ -53,7 +53,7 @@ class Service:
         self.token_a = self.mem.tokens.create(name="a", scopes=[self.a]).token
         self.token_b = self.mem.tokens.create(name="b", scopes=[self.b]).token
         self.reader = self.mem.tokens.create(name="a-reader", scopes=[self.a],
-                                            read_only=True).token
+                                             read_only=True).token
 
     def call(self, method: str, path: str, token: str | None, *,
              headers: dict[str, str] | None = None, **kw: Any) -> httpx.Response:
