@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from graphmem import embed
+from graphmem.clock import as_utc, utcnow
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
 from graphmem.graph import schema, scope_indexes
@@ -41,8 +42,6 @@ from graphmem.types import (
     MemoryOut,
     RecallResult,
     WriteReport,
-    as_utc,
-    utcnow,
 )
 from graphmem.vocabulary import (
     CONTEXT_TOKENS,

@@ -9,6 +9,7 @@ from typing import Any, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from graphmem.clock import as_utc
 from graphmem.errors import invalid
 from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
 from graphmem.settings import (
@@ -24,7 +25,7 @@ from graphmem.settings import (
     SynapticThreshold,
     check_scope,
 )
-from graphmem.types import SESSION_NAME, as_utc, canonical_kind
+from graphmem.types import SESSION_NAME, canonical_kind
 from graphmem.vocabulary import HUB_LIMIT, LINK_TAU_DAYS, MAX_TOP_K, TOP_K, VISIBILITIES
 from graphmem.write.gates import secret_reason, shown
 

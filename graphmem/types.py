@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -16,8 +16,9 @@ from pydantic import (
     field_validator,
 )
 
+from graphmem.clock import as_utc
 from graphmem.settings import check_scope
-from graphmem.vocabulary import KINDS
+from graphmem.vocabulary import KIND_ALIASES, KINDS
 from graphmem.write.gates import shown
 
 MAX_TEXT_CHARS = 20_000
@@ -26,17 +27,6 @@ MAX_TEXT_CHARS = 20_000
 #: query adds cost, not meaning; a 10 MB one blocked an MCP server for seconds.
 MAX_QUERY_CHARS = 4_000
 """A memory's text may be at most this long; longer input is split by `ingest`, not stored."""
-
-KIND_ALIASES = {
-    "observation": "episodic",
-    "event": "episodic",
-    "insight": "semantic",
-    "fact": "semantic",
-    "procedure": "procedural",
-    "skill": "procedural",
-    "identity": "core",
-    "rule": "heuristic",
-}
 
 Kind = Literal["episodic", "semantic", "procedural", "core", "heuristic", "reflection"]
 Source = Literal["user", "agent", "import", "consolidation", "reflection"]
@@ -53,11 +43,6 @@ MemoryId = Annotated[str, StringConstraints(min_length=1, max_length=200, patter
 META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 SESSION_NAME = re.compile(r"^[^\n\r#]{1,200}$")
 SessionName = Annotated[str, StringConstraints(pattern=SESSION_NAME.pattern)]
-
-#: Default confidence by provenance: user-stated 0.7, agent-inferred 0.6.
-CONFIDENCE_BY_SOURCE = {"user": 0.7, "agent": 0.6, "import": 0.6, "consolidation": 0.6,
-                        "reflection": 0.6}
-
 
 def meta_value(key: str, value: MetaValue) -> MetaValue:
     """A metadata value Neo4j can store as a property, or ValueError naming the key:
@@ -97,28 +82,6 @@ def canonical_kind(value: str) -> str:
     if kind not in KINDS:
         raise ValueError(f"unknown kind {shown(value)} (one of {', '.join(KINDS)} or an alias)")
     return kind
-
-
-#: The times graphmem accepts (after conversion to UTC): wide enough for any record, and
-#: far enough from Python's year 1 and 9999 that decay arithmetic in days cannot overflow.
-MIN_TIME = datetime(1000, 1, 1, tzinfo=UTC)
-MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC)
-DATE_RANGE = "in years 1000-8999 (UTC)"
-
-
-def as_utc(value: datetime) -> datetime:
-    """A timezone-aware datetime in UTC; naive values are taken to be UTC already.
-
-    ValueError if it lies outside [MIN_TIME, MAX_TIME) (a time zone can push 9999-12-31
-    past Python's last year).
-    """
-    try:
-        utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    except OverflowError:
-        raise ValueError(f"date-time is out of range: only {DATE_RANGE}") from None
-    if not MIN_TIME <= utc < MAX_TIME:
-        raise ValueError(f"date-time is out of range: only {DATE_RANGE}")
-    return utc
 
 
 class LinkIn(BaseModel):
@@ -413,8 +376,3 @@ class DoctorReport(BaseModel):
     indexes: list[dict[str, Any]] = []
     embedder: EmbedderInfo | None = None
     memories: int | None = None
-
-
-def utcnow() -> datetime:
-    """The wall clock in UTC (the default for every `--now`)."""
-    return datetime.now(UTC)

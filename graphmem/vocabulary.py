@@ -14,6 +14,20 @@ SOURCES = ("user", "agent", "import", "consolidation", "reflection")
 AGENT_KIND = "semantic"
 AGENT_SOURCE = "agent"
 LIFECYCLES = ("active", "shadowed", "archived")
+#: What each door also takes for a kind (fact, rule, …), and the kind it stands for.
+KIND_ALIASES = {
+    "observation": "episodic",
+    "event": "episodic",
+    "insight": "semantic",
+    "fact": "semantic",
+    "procedure": "procedural",
+    "skill": "procedural",
+    "identity": "core",
+    "rule": "heuristic",
+}
+#: Default confidence by provenance: user-stated 0.7, agent-inferred 0.6.
+CONFIDENCE_BY_SOURCE = {"user": 0.7, "agent": 0.6, "import": 0.6, "consolidation": 0.6,
+                        "reflection": 0.6}
 
 # The defaults and bounds every door shares (the API, the CLI, MCP, the service), so an
 # agent gets the same answer whichever it calls.

@@ -107,7 +107,7 @@ def parse_now(value: str | None, flag: str = "--now") -> datetime | None:
     """Parse a date-time flag such as `--now` (ISO-8601; naive means UTC)."""
     if value is None:
         return None
-    from graphmem.types import DATE_RANGE, as_utc
+    from graphmem.clock import DATE_RANGE, as_utc
 
     try:
         return as_utc(datetime.fromisoformat(value))

@@ -41,10 +41,11 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 from graphmem.api import GraphMem
+from graphmem.clock import utcnow
 from graphmem.errors import InputError, NotFoundError
 from graphmem.read.candidates import deeper
 from graphmem.settings import check_scope
-from graphmem.types import Hit, MemoryOut, utcnow
+from graphmem.types import Hit, MemoryOut
 from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE, MAX_TOP_K
 from graphmem.write.gates import credential_reason, secret_reason
 

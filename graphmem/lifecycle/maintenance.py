@@ -17,12 +17,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from graphmem.clock import as_utc
 from graphmem.embed import Embedder
 from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
 from graphmem.lifecycle.decay import Curve, cypher_params
 from graphmem.lifecycle.summarize import Summarizer, SummaryError, extractive
-from graphmem.types import MemoryIn, WriteReport, as_utc
+from graphmem.types import MemoryIn, WriteReport
 from graphmem.vocabulary import HUB_LIMIT, LINK_TAU_DAYS
 
 #: Writes records into a scope through the write path, with the signal gate off (what

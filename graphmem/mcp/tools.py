@@ -18,12 +18,13 @@ from pydantic import Field, ValidationError
 from graphmem import grants
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, invalid
-from graphmem.types import KIND_ALIASES, MAX_QUERY_CHARS, Hit, MemoryOut
+from graphmem.types import MAX_QUERY_CHARS, Hit, MemoryOut
 from graphmem.vocabulary import (
     AGENT_KIND,
     AGENT_SOURCE,
     CONTEXT_TOKENS,
     ENTITIES,
+    KIND_ALIASES,
     KINDS,
     MAX_CONTEXT_TOKENS,
     MAX_LISTED,
@@ -35,7 +36,7 @@ from graphmem.vocabulary import (
 
 T = TypeVar("T")
 
-#: A kind, or an alias every door takes (fact, rule, …: graphmem.types.KIND_ALIASES).
+#: A kind, or an alias every door takes (fact, rule, …: graphmem.vocabulary.KIND_ALIASES).
 Kind = Literal[(*KINDS, *KIND_ALIASES)]  # type: ignore[valid-type]
 
 

@@ -21,13 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.clock import as_utc, utcnow
 from graphmem.embed import EmbedsQueries
 from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import answer, association, candidates, rank
 from graphmem.read.plan import RecallPlan
-from graphmem.types import MAX_QUERY_CHARS, RecallProfile, RecallResult, as_utc, utcnow
+from graphmem.types import MAX_QUERY_CHARS, RecallProfile, RecallResult
 from graphmem.write.extract import Extractor
 
 

@@ -22,8 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from graphmem.clock import DATE_RANGE, as_utc
 from graphmem.errors import InputError
-from graphmem.types import DATE_RANGE, MAX_TEXT_CHARS, as_utc
+from graphmem.types import MAX_TEXT_CHARS
 from graphmem.vocabulary import FORMATS
 from graphmem.write.gates import shown
 from graphmem.write.records import Collector, normalise, parse_records

@@ -15,7 +15,8 @@ from graphmem.errors import InputError
 from graphmem.graph.schema import scope_key
 from graphmem.graph.store import Store
 from graphmem.options import WriteOptions
-from graphmem.types import CONFIDENCE_BY_SOURCE, WriteOutcome
+from graphmem.types import WriteOutcome
+from graphmem.vocabulary import CONFIDENCE_BY_SOURCE
 from graphmem.write.forgotten import forget_key
 from graphmem.write.gates import credential_reason, secret_reason, shown, signal_reason
 from graphmem.write.records import Numbered, content_hash, generated_id, normalise
