@@ -7,34 +7,50 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import Protocol
 
 import numpy as np
 
 from graphmem import embed
+from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.graph import schema, scope_indexes
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
-from graphmem.graph.store import Features
+from graphmem.graph.store import Features, Store
 from graphmem.lifecycle import edits, maintenance
 from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.options import WriteOptions, parse
 from graphmem.read import candidates, retrieval
+from graphmem.settings import Settings
 from graphmem.types import WriteReport
 from graphmem.write import ingest
 from graphmem.write.extract import Extractor, load_extractor
 from graphmem.write.ingest import Timing
 from graphmem.write.records import Numbered
 
-if TYPE_CHECKING:
-    from graphmem.api import GraphMem
+
+class Memory(Protocol):
+    """What Operations reads of the facade it serves (`GraphMem`): its connection,
+    settings, embedder, clock, scope rule and extractor cache."""
+
+    settings: Settings
+    embedder: Embedder
+    _extractor: Extractor | None
+
+    @property
+    def _db(self) -> Store: ...
+
+    def now(self) -> datetime: ...
+
+    def _scope(self, scope: str | None) -> str: ...
 
 
 class Operations:
     """`GraphMem.ops`: the memory's write path, upkeep and facts for doors, operators and
     benchmarks."""
 
-    def __init__(self, mem: GraphMem) -> None:
+    def __init__(self, mem: Memory) -> None:
         self._mem = mem
 
     def write_options(

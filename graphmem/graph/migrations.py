@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from graphmem.graph.keys import scope_key
 from graphmem.graph.store import Store
 
 
@@ -28,8 +29,6 @@ def _query(name: str) -> Callable[[Store], object]:
 
 def _scope_keys(store: Store) -> None:
     """Give memories written before scope_key existed their scope's key."""
-    from graphmem.graph.schema import scope_key  # schema runs the migrations
-
     scopes = [r["scope"] for r in store.read("migrations/006_scopes_without_key")]
     if scopes:
         store.write("migrations/006_scope_keys",

@@ -91,7 +91,7 @@ class Memory(StructuredNode):
     session = StringProperty()
     kind = StringProperty(index=True, choices={k: k for k in KINDS}, default="episodic")
     scope = StringProperty(index=True, required=True)
-    #: One Lucene token naming the scope (`schema.scope_key`): keyword search filters by
+    #: One Lucene token naming the scope (`keys.scope_key`): keyword search filters by
     #: scope inside the index, so other scopes cannot crowd a scope's candidates out.
     scope_key = StringProperty()
     visibility = StringProperty(choices={v: v for v in VISIBILITIES}, default="public")

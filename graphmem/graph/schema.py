@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import time
 
@@ -22,17 +21,6 @@ REBUILD_SECONDS = 900.0
 #: Created by `cypher/admin/fulltext_index.cypher` over text, context and scope_key (the
 #: name is written there too: Cypher takes no parameter for an index name).
 FULLTEXT_INDEX = "memory_text_context_scope"
-
-
-def scope_key(scope: str) -> str:
-    """One lower-case alphanumeric Lucene token standing for `scope` in the full-text index."""
-    return "s" + hashlib.sha256(scope.encode()).hexdigest()[:24]
-
-
-def entity_prefix(scope: str) -> str:
-    """What an Entity key of `scope` starts with: entities are per scope, so tenants share
-    no node (the rest of the key is the extractor's, kept as `Entity.ref`)."""
-    return scope_key(scope) + "|"
 
 
 class IndexInfo(BaseModel):

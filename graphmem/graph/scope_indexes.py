@@ -23,7 +23,8 @@ import re
 from typing import Any
 
 from graphmem.errors import Neo4jRefused
-from graphmem.graph.schema import indexes, scope_key
+from graphmem.graph.keys import scope_key
+from graphmem.graph.schema import indexes
 from graphmem.graph.store import SCOPE_LABEL, Store
 
 #: A scope (with its layers) of fewer memories is scanned exactly instead of asking the

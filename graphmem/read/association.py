@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from graphmem.graph.schema import entity_prefix
+from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import rank

@@ -14,7 +14,8 @@ from concurrent.futures import Future
 from typing import Any
 
 from graphmem.errors import InputError
-from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX, scope_key
+from graphmem.graph.keys import scope_key
+from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions

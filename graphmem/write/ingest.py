@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 from graphmem.embed import Embeds
 from graphmem.errors import InputError, Neo4jBusy
 from graphmem.graph import retry
-from graphmem.graph.schema import entity_prefix
+from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport

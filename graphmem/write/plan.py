@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.errors import InputError
-from graphmem.graph.schema import scope_key
+from graphmem.graph.keys import scope_key
 from graphmem.graph.store import Store
 from graphmem.options import WriteOptions
 from graphmem.types import WriteOutcome

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.graph.schema import scope_key
+from graphmem.graph.keys import scope_key
 from graphmem.read.candidates import lucene_query
 
 
