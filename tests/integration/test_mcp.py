@@ -291,7 +291,9 @@ def test_recall_answers_in_brief_unless_asked_for_details(mem: GraphMem) -> None
                                 for h in hits)
             assert hits[0]["why"].startswith("the query's")
             detailed = _payload(full)["hits"]
-            assert [h["id"] for h in detailed] == [h["id"] for h in hits]
+            # The same memories; their order may differ, since the first recall's
+            # reinforcement can land before the second ranks.
+            assert {h["id"] for h in detailed} == {h["id"] for h in hits}
             assert "relevance" in detailed[0]
             assert len(brief.content[0].text) * 2 < len(full.content[0].text)
 
