@@ -28,6 +28,8 @@ from graphmem.graph.scope_indexes import OWN_INDEX_AT
 _IDEOGRAPHS = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+", re.UNICODE)
 _SINGLE = re.compile(rf"[{_IDEOGRAPHS}]")
+#: A character inside a run of letters and digits (a word goes on through it).
+_INSIDE = re.compile(rf"[^\W{_IDEOGRAPHS}]", re.UNICODE)
 _ALNUM = re.compile(r"[^\W_]", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 #: Lucene's English stop words and question words: the full-text index keeps stop words
@@ -93,15 +95,28 @@ def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int,
 @functools.lru_cache(maxsize=256)
 def _finder(terms: tuple[str, ...]) -> Callable[[str], list[str]]:
     """A function giving the occurrences of `terms` as words of a lower-cased text (as
-    `words` splits it), without splitting the whole text: a recall scores hundreds."""
+    `words` splits it), without splitting the whole text: a recall scores hundreds.
+
+    The pattern holds the terms alone, and a word's edges are checked on each match: with
+    the edges in the pattern (a class of every ideograph), compiling it took more of a
+    recall's time than scoring, and nearly every query's terms are new."""
     runs = sorted((t for t in terms if not _SINGLE.fullmatch(t)), key=len, reverse=True)
-    singles = "".join(re.escape(t) for t in terms if _SINGLE.fullmatch(t))
-    parts = []
-    if runs:  # a whole run of letters and digits, as `words` cuts them
-        parts.append(rf"(?<![^\W{_IDEOGRAPHS}])(?:{'|'.join(map(re.escape, runs))})"
-                     rf"(?![^\W{_IDEOGRAPHS}])")
-    if singles:  # a Han or Hiragana character is a word by itself
-        parts.append(f"[{singles}]")
-    if not parts:
+    singles = {t for t in terms if _SINGLE.fullmatch(t)}
+    if not runs and not singles:
         return lambda text: []
-    return re.compile("|".join(parts), re.UNICODE).findall
+    # Longest first: where a run matches but is not a whole word, no shorter one is (the
+    # longer goes on with letters), and no word starts inside it.
+    pattern = re.compile("|".join(map(re.escape, [*runs, *sorted(singles)])), re.UNICODE)
+    inside = _INSIDE.match
+
+    def find(text: str) -> list[str]:
+        out = []
+        for m in pattern.finditer(text):
+            word, start, end = m.group(), m.start(), m.end()
+            joined = (start > 0 and inside(text, start - 1)) or (
+                end < len(text) and inside(text, end))
+            if word in singles or not joined:
+                out.append(word)
+        return out
+
+    return find
