@@ -131,7 +131,8 @@ class Given:
 UNIT = 1e-6
 
 
-#: Calls of at most this many texts are embedded one by one on the query session.
+#: Without the ONNX export (torch), calls of at most this many texts are embedded one by
+#: one (with it: `embed_onnx.FEW`).
 FEW = 4
 
 
@@ -186,11 +187,13 @@ class Embedder:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         onnx = self._onnx_model()
-        if len(texts) <= FEW:
-            # An agent's remember is one text: embedded as a query is, in a few ms, where a
-            # batch's machinery takes tens (docs/decisions.md, "An agent's write is
-            # embedded like a query").
-            return np.stack([self._encode_one(t) for t in texts])
+        # An agent's remember is one text: embedded as a query is, in a few ms, where a
+        # batch's machinery takes tens (docs/decisions.md, "An agent's write is embedded
+        # like a query").
+        if onnx is not None and len(texts) <= onnx.most:
+            return onnx.few(texts)
+        if onnx is None and len(texts) <= FEW:
+            return np.stack([self._torch_one(t) for t in texts])
         step = self.batch_size * 4 if advance is not None else len(texts)
         parts = []
         for start in range(0, len(texts), step):

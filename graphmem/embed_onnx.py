@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 QUERY_THREADS = 1
 #: Batches (the write path) use every core ONNX Runtime finds (0 = its own choice).
 BATCH_THREADS = 0
+#: Calls of at most this many texts run on the query session, together with concurrent
+#: ones up to this many texts a run: on one thread a run of 8 short texts cost 6 ms a
+#: text, one text alone 14 (2 cores), where the batch session's threads spin on a busy
+#: service (docs/decisions.md, "An agent's write is embedded like a query").
+FEW = 32
 
 
 class Tokens:
@@ -79,10 +84,70 @@ def session(path: Path, threads: int) -> Any:
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
+class Together:
+    """Calls from many threads that arrive while one runs are run together, once it is
+    done: one model run for a service's concurrent requests costs about half as much per
+    text as one run each (docs/decisions.md, "An agent's write is embedded like a
+    query"). Whoever is at the head of the queue runs it: no thread of its own, and an
+    uncontended call runs alone, at once."""
+
+    def __init__(self, run: Callable[[list[str]], np.ndarray], most: int) -> None:
+        self._run, self._most = run, most
+        self._lock = threading.Lock()
+        self._queue: list[_Call] = []
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        """The unit vectors of `texts`, run with whatever other calls are waiting."""
+        call = _Call(texts)
+        with self._lock:
+            self._queue.append(call)
+            leads = len(self._queue) == 1
+        if not leads:
+            call.woken.wait()  # run by the head of the queue, or made its head
+        if call.vectors is None and call.error is None:
+            self._lead()
+        if call.error is not None:
+            raise call.error
+        assert call.vectors is not None
+        return call.vectors
+
+    def _lead(self) -> None:
+        with self._lock:
+            calls, size = [self._queue[0]], len(self._queue[0].texts)
+            for call in self._queue[1:]:
+                if size + len(call.texts) > self._most:
+                    break
+                calls.append(call)
+                size += len(call.texts)
+        try:
+            vectors = self._run([t for c in calls for t in c.texts])
+            start = 0
+            for c in calls:
+                c.vectors, start = vectors[start:start + len(c.texts)], start + len(c.texts)
+        except BaseException as e:  # every caller hears of it, none waits forever
+            for c in calls:
+                c.error = e
+        finally:
+            with self._lock:
+                del self._queue[:len(calls)]
+                if self._queue:
+                    self._queue[0].woken.set()
+            for c in calls:
+                c.woken.set()
+
+
+class _Call:
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.woken = threading.Event()
+        self.vectors: np.ndarray | None = None
+        self.error: BaseException | None = None
+
+
 class OnnxModel:
-    """Texts in, unit vectors out: one text on the query session (one thread), batches on
-    a second session made on first use (every core), sorted by length so that a batch
-    pads little."""
+    """Texts in, unit vectors out: a few texts on the query session (one thread), those
+    of concurrent calls in one run; batches on a second session made on first use (every
+    core), sorted by length so that a batch pads little."""
 
     def __init__(self, path: Path, tokens: Tokens, query_session: Any = None) -> None:
         self.path = path
@@ -91,6 +156,10 @@ class OnnxModel:
         self.inputs = [i.name for i in self.query_session.get_inputs()]
         self._batch_session: Any = None
         self._lock = threading.Lock()
+        #: The most texts `few` takes.
+        self.most = FEW
+        self._together = Together(
+            lambda texts: self._run(self.query_session, self.tokens(texts)), FEW)
 
     def _run(self, runner: Any, features: dict[str, np.ndarray]) -> np.ndarray:
         vectors = runner.run(None, {n: features[n] for n in self.inputs})[0]
@@ -100,7 +169,12 @@ class OnnxModel:
 
     def one(self, text: str) -> np.ndarray:
         """The unit vector of `text` (float32, shape (d,))."""
-        return self._run(self.query_session, self.tokens([text]))[0]
+        return self._together([text])[0]
+
+    def few(self, texts: Sequence[str]) -> np.ndarray:
+        """The unit vectors of a few `texts` ((n, d) float32) on the query session, in one
+        run with those of concurrent calls."""
+        return self._together(list(texts))
 
     def many(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         """The unit vectors of `texts` ((n, d) float32), in their order."""
