@@ -62,6 +62,9 @@ def decide(tx: Tx, rows: list[Row], opts: WriteOptions, conf: Confirmations,
         hashes=sorted({r.props["content_hash"] for r in content}))} if content else {}
     for match in same.values():
         conf.known(match["id"], match["sessions"])
+    # Rows are named by their place in this batch: a grouped write (write/group) holds
+    # several inputs, whose `index`es (places in each input) repeat.
+    place = {id(r): p for p, r in enumerate(rows)}
     need_vector = [r for r in content if r.props["content_hash"] not in same]
     near: dict[int, str] = {}
     if need_vector:
@@ -69,7 +72,7 @@ def decide(tx: Tx, rows: list[Row], opts: WriteOptions, conf: Confirmations,
         found = run(tx, "ingest/near_duplicates", variant=variant, index=VECTOR_INDEX,
                     fetch=DEDUP_FETCH, scan_below=SCAN_BELOW, scope=opts.scope,
                     min_score=min_score,
-                    rows=[{"i": r.index, "kind": r.props["kind"],
+                    rows=[{"i": place[id(r)], "kind": r.props["kind"],
                            "embedding": r.embedded.tolist()} for r in need_vector])
         for hit in found:
             if hit["i"] not in near:  # rows come best first per i
@@ -91,8 +94,8 @@ def decide(tx: Tx, rows: list[Row], opts: WriteOptions, conf: Confirmations,
             target = row.id
         elif row.props["content_hash"] in same:
             target = same[row.props["content_hash"]]["id"]
-        elif row.index in near:
-            target = near[row.index]
+        elif place[id(row)] in near:
+            target = near[place[id(row)]]
         else:
             target = near_in_batch(row, fresh, opts.dedup_threshold)
         if target is not None:

@@ -20,10 +20,10 @@ while a writer thread writes the last one, and the retry of a whole input or chu
 from __future__ import annotations
 
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from concurrent import futures
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -34,7 +34,7 @@ from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
-from graphmem.write import runs
+from graphmem.write import group, runs
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
 from graphmem.write.links import arrivals, session_rows, synaptic_links
@@ -69,19 +69,20 @@ class Timing:
 
 def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
                 referrers: Sequence[Row] = (), *, variant: str | None = None,
-                chunk_of: runs.Run | None = None) -> tuple[int, int]:
+                chunk_of: runs.Run | None = None) -> None:
     """Decide, link and write one batch of embedded rows inside the input's transaction;
     `referrers` are the rows whose supersedes and links are written with this batch,
     `variant` the server's query variant (`Store.variant`), and `chunk_of` the run this
     batch is part of (it then holds back rows that touch memories stored before the run).
-
-    Returns (entities mentioned, synaptic links created).
+    Each row learns its status and the links its write created (`Row.links`).
     """
+    for r in rows:  # a retried input writes its batches again, in order
+        r.links = 0
     conf = Confirmations()
     decide(tx, rows, opts, conf, variant)
     if chunk_of is not None:
         rows = chunk_of.keep(rows, conf)
-    written = [r for r in rows if r.status in ("created", "updated") and r.target is None]
+    written = [r for r in rows if r.written]
     # Read before the first write takes the scope's lock: reading the session's last turns'
     # embeddings is most of a write's time, and writers of the scope queue on that lock.
     synaptic = synaptic_links(tx, written, opts)
@@ -114,8 +115,8 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
     placed = [r.id for r in written if r.session or r.status == "updated"]
     if placed:
         run(tx, "ingest/turn_context", scope=opts.scope, ids=placed)
-    entities = {e["key"]: e for r in written for e in r.entities}
     if written:
+        entities = {e["key"]: e for r in written for e in r.entities}
         about = {e["key"]: e for r in written for e in r.subjects}
         run(tx, "ingest/link_entities", scope=opts.scope, prefix=entity_prefix(opts.scope),
             entities=list({**about, **entities}.values()),
@@ -127,20 +128,20 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
         for link in r.item.record.link_list():
             a, b = sorted((r.target or r.id, link.id))
             pairs[(a, b)] = {"a": a, "b": b, "kind": "manual", "weight": link.weight,
-                             "at": opts.now}
-    made = 0
+                             "at": opts.now, "by": r.id}
     if pairs:
         new = {r.id for r in written if r.status == "created"}
         fresh = [p for p in pairs.values() if p["a"] in new or p["b"] in new]
         known = [p for p in pairs.values() if p["a"] not in new and p["b"] not in new]
-        made = run(tx, "ingest/associate", scope=opts.scope, fresh=fresh,
-                   rows=known)[0]["created"]
+        asked = Counter(run(tx, "ingest/associate", scope=opts.scope, fresh=fresh,
+                            rows=known)[0]["by"])
+        for r in {id(r): r for r in (*rows, *referrers)}.values():
+            r.links += asked.pop(r.id, 0)  # a row's id is counted once, if in both
     supersede = [{"id": r.target or r.id, "old": r.item.record.supersedes,
                   "at": r.props["created_at"]} for r in referrers
                  if r.item.record.supersedes]
     if supersede:
         run(tx, "ingest/supersede", scope=opts.scope, rows=supersede)
-    return len(entities), made
 
 
 def _embed_and_extract(embedder: Embeds, extractor: Extractor, rows: list[Row],
@@ -199,8 +200,21 @@ def _waited(job: Future[Any], timing: Timing) -> Any:
         timing.add("wait", started)
 
 
+class _Inline(Executor):
+    """Runs what is submitted at once, in the calling thread."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        """`fn(*args, **kwargs)` run now; its result or exception in a done Future."""
+        done: Future[T] = Future()
+        try:
+            done.set_result(fn(*args, **kwargs))
+        except Exception as e:  # the caller meets it where it waits, as with a thread
+            done.set_exception(e)
+        return done
+
+
 def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: list[Row],
-                 opts: WriteOptions, progress: bool, timing: Timing, totals: list[int]) -> None:
+                 opts: WriteOptions, progress: bool, timing: Timing) -> None:
     """Write `rows` in one transaction: embedding runs in windows of EMBED_WINDOW rows;
     while one window is embedded, a single writer thread writes the previous one, batch
     by batch, in order. A conflict with a concurrent writer rolls it back, and the whole
@@ -209,19 +223,20 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
     referrers = _reference_batches(batches)
     per_window = max(1, EMBED_WINDOW // opts.batch_size)
 
+    # One window has nothing to overlap: written in this thread (most writes are an
+    # agent's few records, and a thread of their own cost more than their statements).
+    overlap = len(batches) > per_window
     with bar("remembering", len(rows), progress) as advance, \
             store.transactions() as transactions, \
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-writer") as writer:
+            (ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-writer")
+             if overlap else _Inline()) as writer:
 
         def write_window(first: int, last: int) -> None:
             tx = transactions.current()
             for b in range(first, last):
                 started = time.perf_counter()
-                n_entities, n_links = write_batch(tx, batches[b], opts, referrers.get(b, []),
-                                                  variant=store.variant)
+                write_batch(tx, batches[b], opts, referrers.get(b, []), variant=store.variant)
                 timing.add("write", started)
-                totals[0] += n_entities
-                totals[1] += n_links
                 advance(len(batches[b]))
 
         pending: Future[None] | None = None
@@ -246,15 +261,11 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
             if missing:
                 _embed_and_extract(embedder, extractor, missing, timing)
 
-            def write_all() -> None:
-                totals[:] = [0, 0]
-                write_window(0, len(batches))
-
-            _retried(transactions, write_all, failed=e)
+            _retried(transactions, lambda: write_window(0, len(batches)), failed=e)
 
 
 def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[Row],
-               opts: WriteOptions, progress: bool, timing: Timing, totals: list[int]) -> None:
+               opts: WriteOptions, progress: bool, timing: Timing) -> None:
     """Write `rows` as a run (graphmem.write.runs): chunks of `opts.chunk_rows` that each
     commit, the next chunk embedded while the writer thread writes the last; then one
     transaction with what touches memories stored before the run, every link and
@@ -270,20 +281,15 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-writer") as writer:
 
         def write_chunk(chunk: list[Row]) -> None:
-            def attempt(tx: Tx) -> list[int]:
+            def attempt(tx: Tx) -> None:
                 job.begin_chunk()
-                made = [0, 0]
                 for batch in batches(chunk):
                     started = time.perf_counter()
-                    n_entities, n_links = write_batch(tx, batch, opts, variant=store.variant,
-                                                      chunk_of=job)
+                    write_batch(tx, batch, opts, variant=store.variant, chunk_of=job)
                     timing.add("write", started)
-                    made = [made[0] + n_entities, made[1] + n_links]
-                return made
 
-            made = _committed(store, attempt)
+            _committed(store, attempt)
             job.commit_chunk()
-            totals[:] = [totals[0] + made[0], totals[1] + made[1]]
             advance(len(chunk))
 
         pending: Future[None] | None = None
@@ -297,21 +303,16 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
 
         referrers = [r for r in rows if references(r)]
 
-        def last(tx: Tx) -> list[int]:
-            made = [0, 0]
+        def last(tx: Tx) -> None:
             parts = batches(job.deferred) or [[]]
             for i, batch in enumerate(parts):
-                n_entities, n_links = write_batch(
-                    tx, batch, opts, referrers if i == len(parts) - 1 else (),
-                    variant=store.variant)
-                made = [made[0] + n_entities, made[1] + n_links]
+                write_batch(tx, batch, opts, referrers if i == len(parts) - 1 else (),
+                            variant=store.variant)
             if not run(tx, "runs/done", run=job.id):
                 raise Neo4jBusy(f"run {job.id} was undone by another process while it was "
                                 "written", "run it again")
-            return made
 
-        made = _waited(writer.submit(_committed, store, last), timing)
-        totals[:] = [totals[0] + made[0], totals[1] + made[1]]
+        _waited(writer.submit(_committed, store, last), timing)
 
 
 def _committed(store: Store, work: Callable[[Tx], T]) -> T:
@@ -346,12 +347,14 @@ def write(
     rows = refuse_forgotten(store, rows, decided, opts)
     if rows:
         check_references(store, rows, opts.scope)
-    totals = [0, 0]
     if len(rows) > opts.chunk_rows:
         runs.recover(store, opts.scope)
-        _write_run(store, embedder, extractor, rows, opts, progress, timing, totals)
+        _write_run(store, embedder, extractor, rows, opts, progress, timing)
+    elif not progress and group.groupable(rows, opts):
+        group.of(store).write(rows, opts, (embedder, extractor), lambda rows, opts: _write_whole(
+            store, embedder, extractor, rows, opts, False, timing))
     else:
-        _write_whole(store, embedder, extractor, rows, opts, progress, timing, totals)
+        _write_whole(store, embedder, extractor, rows, opts, progress, timing)
 
     outcomes: list[WriteOutcome | None] = [None] * len(records)
     for index, outcome in decided.items():
@@ -367,5 +370,7 @@ def write(
         # Back in input order: by file, then line (a stable sort keeps the rest in place).
         files = {o.source: i for i, o in reversed(list(enumerate(report)))}
         report.sort(key=lambda o: (files[o.source], o.line if o.line is not None else 1 << 30))
-    return WriteReport(scope=opts.scope, outcomes=report, entities=totals[0],
-                       synaptic_links=totals[1])
+    written = [r for r in rows if r.written]
+    return WriteReport(scope=opts.scope, outcomes=report,
+                       entities=len({e["key"] for r in written for e in r.entities}),
+                       synaptic_links=sum(r.links for r in rows))

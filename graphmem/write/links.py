@@ -102,7 +102,7 @@ def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[
                 a, b = sorted((row.id, pool_ids[j]))
                 links.setdefault((a, b), {
                     "a": a, "b": b, "kind": "synaptic", "weight": round(float(sims[i, j]), 4),
-                    "at": max(row.props["created_at"], pool_at[j]),
+                    "at": max(row.props["created_at"], pool_at[j]), "by": row.id,
                 })
     return list(links.values())
 

@@ -39,6 +39,12 @@ class Row:
     target: str | None = None  # for a confirmation: the memory confirmed
     entities: list[dict[str, str]] = field(default_factory=list)
     subjects: list[dict[str, str]] = field(default_factory=list)  # what it is about
+    links: int = 0  # ASSOCIATED edges its write created (synaptic, and links it asked for)
+
+    @property
+    def written(self) -> bool:
+        """Whether the write stores this row's own memory (not a confirmation)."""
+        return self.status in ("created", "updated") and self.target is None
 
     @property
     def embedded(self) -> np.ndarray:

@@ -4,6 +4,7 @@ supersession, idempotent ingest, LoCoMo."""
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from graphmem.api import GraphMem
 from graphmem.errors import InputError
 from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
+from graphmem.types import WriteReport
 from graphmem.write import formats
 
 #: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
@@ -300,3 +302,52 @@ def test_an_entity_only_the_old_text_named_goes_with_the_rewrite(
         "MATCH (x {scope: $scope}) RETURN properties(x) AS p", scope=scope,
         database_=store.database).records]
     assert left and not [p for p in left if "Zbigniew" in str(p)]
+
+
+def test_concurrent_writes_of_one_scope_each_get_their_own_outcome(
+        mem: GraphMem, store: Store) -> None:
+    """Writes that arrive together share a transaction (write/group): each caller still
+    hears of its own records, a copy said at once is stored once, and the links the
+    reports count are the links stored."""
+    texts = ["The Stripe webhook for payments retries failed events",
+             "Maria set up the payments webhook in Stripe last spring",
+             "Invoices are rendered with wkhtmltopdf on the billing host",
+             "The staging database is restored from backups every night",
+             "Our on-call rotation changes every Monday at nine",
+             "The mobile app caches images for a week",
+             "Kafka topics for orders keep seven days of events",
+             "Grafana alerts page the on-call engineer after five minutes",
+             "The search service uses Elasticsearch 8 with two replicas",
+             "Customer emails are sent through Postmark templates"]
+    start = threading.Barrier(14)
+    reports: dict[str, WriteReport] = {}
+    failed: list[BaseException] = []
+
+    def write(name: str, text: str) -> None:
+        start.wait(10)
+        try:
+            reports[name] = mem.remember(text, session="deploy")
+        except BaseException as e:
+            failed.append(e)
+
+    threads = [threading.Thread(target=write, args=(f"t{i}", t)) for i, t in enumerate(texts)]
+    threads += [threading.Thread(target=write, args=(f"same{i}", REDIS)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not failed
+    own = [reports[f"t{i}"].outcomes[0] for i in range(10)]
+    assert [o.status for o in own] == ["created"] * 10
+    assert len({o.id for o in own}) == 10
+    same = [reports[f"same{i}"].outcomes[0] for i in range(4)]
+    assert sorted(o.status for o in same) == ["confirmed"] * 3 + ["created"]
+    assert len({o.id for o in same}) == 1
+    counts = graph_counts(store, mem.settings.scope)
+    assert counts["memories"] == 11 and counts["in_session"] == 11
+    assert counts["associated"] == sum(r.synaptic_links for r in reports.values()) > 0
+    # The session's order is an order: every memory has its own place.
+    places = store.driver.execute_query(
+        "MATCH (m:Memory {scope: $scope}) RETURN collect(m.position) AS p",
+        scope=mem.settings.scope, database_=store.database)[0][0]["p"]
+    assert sorted(places) == list(range(11))
