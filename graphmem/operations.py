@@ -85,14 +85,15 @@ class Operations:
                     else embed.Given(vectors, self._mem.embedder.dimensions))
         report = ingest.write(self._mem._db, embedder, self.extractor, records, opts,
                               skipped=skipped, progress=progress, timing=timing)
-        self.tune_indexes()
+        self.tune_indexes([opts.scope])
         return report
 
-    def tune_indexes(self) -> list[str]:
-        """Give each scope big enough to need them its own full-text index, and (not most
-        of the store, on a server whose shared index cannot filter) its own vector index;
-        after every write and sweep. Returns the scopes that got one."""
-        made = scope_indexes.ensure(self._mem._db, self._mem.embedder.dimensions)
+    def tune_indexes(self, scopes: Sequence[str] | None = None) -> list[str]:
+        """Give each scope big enough to need them (of `scopes`, if given) its own
+        full-text index, and (not most of the store, on a server whose shared index cannot
+        filter) its own vector index; after every write (its scope) and sweep (every
+        scope). Returns the scopes that got one."""
+        made = scope_indexes.ensure(self._mem._db, self._mem.embedder.dimensions, scopes)
         # Depths remembered for the shared index are far deeper than a scope's own needs.
         candidates.depths(self._mem._db).forget(made)
         return made

@@ -20,6 +20,7 @@ before are labelled, the index is built, and only then does the node name the in
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from graphmem.errors import Neo4jRefused
@@ -123,10 +124,19 @@ def make_text(store: Store, scope: str) -> str:
     return name
 
 
-def ensure(store: Store, dimensions: int) -> list[str]:
-    """Give every scope that is due one its own vector and full-text indexes; returns
-    those scopes."""
-    vector, text = due(store), due_text(store)
+def due_of(store: Store, scopes: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Of `scopes`, those due a vector index of their own (`due`'s rule) and those due a
+    full-text index (`due_text`'s), in one read of their nodes alone."""
+    rows = store.read("admin/scope_due", scopes=sorted(set(scopes)), at=OWN_INDEX_AT,
+                      share=MAX_SHARE)
+    return ([r["scope"] for r in rows if r["vector"] and store.variant is None],
+            [r["scope"] for r in rows if r["text"]])
+
+
+def ensure(store: Store, dimensions: int, scopes: Sequence[str] | None = None) -> list[str]:
+    """Give every scope that is due one (of `scopes`, if given: those just written) its
+    own vector and full-text indexes; returns those scopes."""
+    vector, text = (due(store), due_text(store)) if scopes is None else due_of(store, scopes)
     for scope in vector:
         make(store, scope, dimensions)
     for scope in text:
