@@ -37,6 +37,7 @@ class Memory(Protocol):
     settings: Settings
     embedder: Embedder
     _extractor: Extractor | None
+    _store: Store | None  # None until the first use connects
 
     @property
     def _db(self) -> Store: ...
@@ -97,6 +98,12 @@ class Operations:
         # Depths remembered for the shared index are far deeper than a scope's own needs.
         candidates.depths(self._mem._db).forget(made)
         return made
+
+    def bookmark(self) -> str:
+        """What a client sends back to see every write this process has made, on any
+        replica (docs/service.md, "Scale out"); empty before anything was connected."""
+        store = self._mem._store
+        return store.bookmark() if store is not None else ""
 
     @property
     def extractor(self) -> Extractor:

@@ -7,10 +7,12 @@ credentials or a missing database become `Neo4jUnavailable` (exit 2) with a hint
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, LiteralString, TypeVar, cast
 
 import neo4j
@@ -21,6 +23,7 @@ from pydantic import BaseModel
 from graphmem.errors import (
     ConfigError,
     GraphmemError,
+    InputError,
     Neo4jBusy,
     Neo4jRefused,
     Neo4jUnavailable,
@@ -35,6 +38,16 @@ from graphmem.settings import Settings
 Tx = ManagedTransaction | neo4j.Transaction
 
 T = TypeVar("T")
+
+#: Where a client gives bookmarks back (the service's header), and the server's words
+#: for bookmarks that are none of its database's.
+BOOKMARK_HEADER = "Graphmem-Bookmark"
+BOOKMARK_CODES = frozenset({"Neo.ClientError.Transaction.InvalidBookmark",
+                            "Neo.ClientError.Transaction.InvalidBookmarkMixture"})
+#: Bookmarks a request brings from another replica (the service's Graphmem-Bookmark
+#: header, docs/service.md "Scale out"): its sessions wait until the server has the writes
+#: they name.
+CAUSAL: ContextVar[tuple[str, ...]] = ContextVar("graphmem_causal", default=())
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
 #: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
@@ -119,6 +132,8 @@ def _translated(e: nx.Neo4jError, settings: Settings) -> GraphmemError:
     if not isinstance(e, nx.ClientError):  # a database error graphmem has no word for
         return Neo4jRefused(f"Neo4j at {uri} failed the request: {e.code}",
                             "see the server's log; `graphmem doctor` checks the setup")
+    if e.code in BOOKMARK_CODES:
+        return InputError("not a bookmark of this database", field=BOOKMARK_HEADER)
     if e.code == "Neo.ClientError.Database.DatabaseNotFound":
         return Neo4jUnavailable(
             f"database {db!r} does not exist on {uri}",
@@ -187,6 +202,8 @@ class Store:
         self.database = settings.neo4j_database
         #: What the server's line offers, read when connecting.
         self.features = Features()
+        #: The bookmarks of this process's writes, which its sessions wait for (`session`).
+        self.bookmarks = GraphDatabase.bookmark_manager()
         #: Reads that run while the caller works on (`submit`); threads start on first use.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="graphmem-read")
 
@@ -241,14 +258,29 @@ class Store:
         a third of a small recall's time; a read has nothing to retry half-done.
         """
         with translate_errors(self.settings):  # noqa: SIM117 - the session needs the guard too
-            with self.driver.session(database=self.database,
-                                     default_access_mode=neo4j.READ_ACCESS) as session:
+            with self.session(default_access_mode=neo4j.READ_ACCESS) as session:
                 return [row(r) for r in session.run(self._bounded(name), params)]
 
     def submit(self, name: str, **params: Any) -> Future[list[dict[str, Any]]]:
         """`read` on a background thread: the server answers while the caller works on
         (recall embeds its query meanwhile); `result()` gives the rows or raises."""
-        return self._pool.submit(self.read, name, **params)
+        # In the caller's context: a request's bookmarks (CAUSAL) hold for its reads too.
+        context = contextvars.copy_context()
+        return self._pool.submit(lambda: context.run(self.read, name, **params))
+
+    def session(self, **config: Any) -> neo4j.Session:
+        """A session of this store's database that sees every write this process made (its
+        bookmark manager: in a cluster, a read may go to a follower that has not seen
+        them yet) and those named by the request's bookmarks (`CAUSAL`)."""
+        given = CAUSAL.get()
+        return self.driver.session(
+            database=self.database, bookmark_manager=self.bookmarks,
+            bookmarks=neo4j.Bookmarks.from_raw_values(given) if given else None, **config)
+
+    def bookmark(self) -> str:
+        """What a client sends back (`CAUSAL`) to see, on any replica, every write this
+        process has made so far: its bookmarks, joined by commas."""
+        return ",".join(sorted(self.bookmarks.get_bookmarks()))
 
     def _bounded(self, name: str) -> neo4j.Query:
         """A named query the server gives up on after `query_timeout` seconds."""
@@ -258,8 +290,7 @@ class Store:
         """Run a named read query and yield its rows as they arrive (for exports that
         should not hold a whole scope in memory)."""
         with translate_errors(self.settings):  # noqa: SIM117
-            with self.driver.session(database=self.database,
-                                     default_access_mode=neo4j.READ_ACCESS) as session:
+            with self.session(default_access_mode=neo4j.READ_ACCESS) as session:
                 for record in session.run(query(name, self.variant), params):
                     yield record.data()
 
@@ -276,7 +307,7 @@ class Store:
         one policy of every write), so it must be idempotent.
         """
         def once() -> T:
-            with self.driver.session(database=self.database) as session:
+            with self.session() as session:
                 tx = session.begin_transaction(timeout=self.settings.query_timeout)
                 try:
                     result = work(tx)
@@ -306,7 +337,7 @@ class Store:
         the way out. The server rolls it back by itself when this process dies: a sign of
         life other processes can read (graphmem.write.runs)."""
         with translate_errors(self.settings), \
-                self.driver.session(database=self.database) as session:
+                self.session() as session:
             tx = session.begin_transaction(metadata=metadata)
             try:
                 tx.run(query(name), params).consume()
@@ -330,7 +361,7 @@ class Store:
                 raise ValueError(f"{own_label!r} is not a scope label, or {name} takes none")
             text = cast(LiteralString, text.replace("Scope_LABEL", own_label))
         def once() -> list[dict[str, Any]]:
-            with self.driver.session(database=self.database) as session:
+            with self.session() as session:
                 return [r.data() for r in session.run(text, params)]
 
         with translate_errors(self.settings):
@@ -350,7 +381,7 @@ class InputTransaction:
         """The open transaction, begun now if there is none."""
         if self._tx is None:
             if self._session is None:
-                self._session = self.store.driver.session(database=self.store.database)
+                self._session = self.store.session()
             self._tx = self._session.begin_transaction()
         return self._tx
 

@@ -28,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, invalid
+from graphmem.graph.store import BOOKMARK_HEADER, CAUSAL
 from graphmem.service.admission import Buckets, Limits, ServiceError, admit
 from graphmem.service.routes import router
 
@@ -65,6 +66,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     app.state.denied = Buckets(limits.denied_rate, limits.denied_burst)
     app.mount("/mcp", mcp_app)
     app.add_middleware(_McpGate)
+    app.add_middleware(_Causal, mem=mem)
     app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)
     _errors(app)
 
@@ -182,6 +184,42 @@ class _BodyLimit:
         except Exception:
             if not answered:
                 raise
+
+
+class _Causal:
+    """Read-your-writes across replicas (docs/service.md, "Scale out"): a request's
+    Graphmem-Bookmark header names writes its reads wait for (`store.CAUSAL`), and every
+    answer's header names the writes this replica has made, the caller's among them."""
+
+    #: What a header may hold: a few bookmarks, of the size Neo4j's are.
+    MOST, LONGEST = 16, 512
+
+    def __init__(self, app: Callable[..., Awaitable[None]], mem: GraphMem) -> None:
+        self.app, self.mem = app, mem
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
+                       send: Callable[..., Awaitable[None]]) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        raw = dict(scope.get("headers") or []).get(BOOKMARK_HEADER.lower().encode(), b"")
+        given = tuple(b for b in raw.decode("latin-1").replace(" ", "").split(",") if b)
+        if len(given) > self.MOST or any(len(b) > self.LONGEST for b in given):
+            await _answer(send, 400, {"error": f"header {BOOKMARK_HEADER}: at most "
+                                               f"{self.MOST} bookmarks of Neo4j's size"})
+            return
+
+        async def stamped(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and (made := self.mem.ops.bookmark()):
+                message = {**message, "headers": [*message.get("headers", []), (
+                    BOOKMARK_HEADER.lower().encode(), made.encode("latin-1"))]}
+            await send(message)
+
+        token = CAUSAL.set(given)
+        try:
+            await self.app(scope, receive, stamped)
+        finally:
+            CAUSAL.reset(token)
 
 
 class _McpGate:

@@ -598,3 +598,43 @@ def test_each_mcp_connection_keeps_a_conversation_of_its_own(svc: Service) -> No
            "Ben wants the signup button moved above the fold"]
     assert anyio.run(agent, ana) == ana
     assert anyio.run(agent, ben) == ben  # the same token, another connection
+
+
+def test_an_answer_names_the_writes_made_and_a_request_may_wait_for_them(
+        svc: Service) -> None:
+    """Read-your-writes across replicas: an answer's Graphmem-Bookmark names this
+    replica's writes; sent back (to any replica), the request's reads wait for them."""
+    done = svc.call("POST", "/v1/remember", svc.token_a, json={"records": [
+        {"id": "lamp", "text": "The lighthouse lamp is serviced in March."}]})
+    assert done.status_code == 200, done.text
+    bookmark = done.headers.get("graphmem-bookmark", "")
+    assert bookmark.startswith("FB:"), done.headers  # Neo4j 5's bookmark form
+    hits = svc.call("POST", "/v1/recall", svc.token_a,
+                    headers={"Graphmem-Bookmark": bookmark},
+                    json={"query": "when is the lamp serviced", "options": {"top_k": 1}})
+    assert hits.status_code == 200 and hits.json()["hits"][0]["id"] == "lamp"
+    bad = svc.call("POST", "/v1/recall", svc.token_a,
+                   headers={"Graphmem-Bookmark": "FB:not-a-bookmark"}, json={"query": "lamp"})
+    assert bad.status_code == 400 and "Graphmem-Bookmark" in bad.json()["error"]
+    assert "\n" not in bad.json()["error"]
+    many = svc.call("POST", "/v1/recall", svc.token_a,
+                    headers={"Graphmem-Bookmark": ",".join(["FB:x"] * 17)},
+                    json={"query": "lamp"})
+    assert many.status_code == 400 and "at most 16" in many.json()["error"]
+
+
+def test_the_drivers_routing_scheme_reaches_the_server(schema_ready: Settings,
+                                                         embedder: Embedder) -> None:
+    """neo4j:// (what a cluster or Aura needs: the driver routes reads to followers and
+    writes to the leader) against our server: a write and a recall through it."""
+    routed = schema_ready.model_copy(update={
+        "neo4j_uri": schema_ready.neo4j_uri.replace("bolt://", "neo4j://", 1),
+        "scope": f"test:routed-{uuid.uuid4().hex[:10]}"})
+    assert routed.neo4j_uri.startswith("neo4j://")
+    with GraphMem(routed, embedder=embedder) as mem:
+        try:
+            mem.remember("The routing table names this server for reads and writes.")
+            assert mem.recall("which server does the routing table name", top_k=1).hits
+            assert mem.ops.bookmark().startswith("FB:")
+        finally:
+            mem.drop_scope(routed.scope)
