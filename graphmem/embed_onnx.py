@@ -158,8 +158,10 @@ class OnnxModel:
         self._lock = threading.Lock()
         #: The most texts `few` takes.
         self.most = FEW
-        self._together = Together(
+        # Queries and writes queue apart: a recall never waits for a write's texts.
+        self._queries, self._writes = (Together(
             lambda texts: self._run(self.query_session, self.tokens(texts)), FEW)
+            for _ in range(2))
 
     def _run(self, runner: Any, features: dict[str, np.ndarray]) -> np.ndarray:
         vectors = runner.run(None, {n: features[n] for n in self.inputs})[0]
@@ -169,12 +171,12 @@ class OnnxModel:
 
     def one(self, text: str) -> np.ndarray:
         """The unit vector of `text` (float32, shape (d,))."""
-        return self._together([text])[0]
+        return self._queries([text])[0]
 
     def few(self, texts: Sequence[str]) -> np.ndarray:
         """The unit vectors of a few `texts` ((n, d) float32) on the query session, in one
-        run with those of concurrent calls."""
-        return self._together(list(texts))
+        run with those of concurrent writes."""
+        return self._writes(list(texts))
 
     def many(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         """The unit vectors of `texts` ((n, d) float32), in their order."""
