@@ -6,8 +6,14 @@
 // own scope's memories, a layer's public ones), and an entity of more than $hub_limit
 // memories carries nothing. Written inside `CALL (s) { ... }` where a query says
 // {{associated}}; returns n, kind, name, weight, since (epoch ms), degree.
-MATCH (s)-[r:ASSOCIATED]-(n:Memory)
-WHERE n <> s AND {{visible}}
+CALL (s) {
+  // Only s's own edges: with the filters beside it, the planner would read every
+  // memory of the scope and ask each for an edge to s (a cost that grows with the scope).
+  MATCH (s)-[r:ASSOCIATED]-(n)
+  RETURN r, n
+}
+WITH s, r, n
+WHERE n:Memory AND n <> s AND {{visible}}
 RETURN n, 'link' AS kind, r.kind AS name, r.weight AS weight,
        coalesce(r.strengthened_at, r.created_at).epochMillis AS since, null AS degree
 UNION ALL
