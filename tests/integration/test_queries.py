@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Any
 
 import pytest
 
@@ -54,3 +55,27 @@ def test_recall_queries_plan_cold_and_print_their_times(mem: GraphMem, name: str
         took = (time.perf_counter() - started) * 1000
     variant = store.variant if text != queries.query(name) else None
     plan_times[f"{name}@{variant}" if variant else name] = took
+
+
+def _operators(plan: Any) -> list[tuple[str, str]]:
+    found = [(plan["operatorType"], (plan.get("args") or {}).get("Details", ""))]
+    for child in plan.get("children", []):
+        found += _operators(child)
+    return found
+
+
+def test_association_reads_a_memorys_own_edges(mem: GraphMem, store: Store) -> None:
+    """recall/expand walks each source's ASSOCIATED edges: with the visibility filters
+    beside the pattern the planner read every memory of the scope and asked each for an
+    edge to the source (Expand(Into)), 180 ms at 1,200 memories against 18."""
+    text = queries.query("recall/expand", store.variant)
+    params = {"lists": {"sources": [{"id": "x", "scope": "s"}], "entities": [], "pool": []},
+              "two_hops": True, "width": 30, "vector": [0.1] * 384, "hub_limit": 50,
+              "turns": True, "scope": "s", "layers": [], "lifecycles": ["active"],
+              "kinds": None, "filters": [], "since": None, "until": None}
+    with store.driver.session(database=store.database) as session:
+        plan = session.run("EXPLAIN " + text, params).consume().plan
+    walks = [d for op, d in _operators(plan) if "ASSOCIATED" in d]
+    assert walks, "the plan reads ASSOCIATED edges"
+    assert not [d for op, d in _operators(plan) if op.startswith("Expand(Into)")
+                and "ASSOCIATED" in d]
