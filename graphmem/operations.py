@@ -16,8 +16,9 @@ from graphmem import embed
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.graph import schema, scope_indexes
+from graphmem.graph.features import Features
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
-from graphmem.graph.store import Features, Store
+from graphmem.graph.store import Store
 from graphmem.lifecycle import edits, maintenance
 from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.options import WriteOptions, parse

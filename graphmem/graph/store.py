@@ -18,7 +18,6 @@ from typing import Any, LiteralString, TypeVar, cast
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
 from neo4j import exceptions as nx
-from pydantic import BaseModel
 
 from graphmem.errors import (
     ConfigError,
@@ -29,6 +28,7 @@ from graphmem.errors import (
     Neo4jUnavailable,
 )
 from graphmem.graph import retry
+from graphmem.graph.features import Features, features
 from graphmem.graph.queries import query
 from graphmem.graph.retry import CONFLICT_CODES, MEMORY_CODES
 from graphmem.settings import Settings
@@ -159,38 +159,6 @@ def _translated(e: nx.Neo4jError, settings: Settings) -> GraphmemError:
                          "with this one", "run it again")
     return Neo4jRefused(f"Neo4j at {uri} refused the request: {e.code}",
                         "check the server's version (5.26 or later) and `graphmem doctor`")
-
-
-class Features(BaseModel):
-    """What the connected server's release line offers graphmem."""
-
-    version: str | None = None
-    line: str | None = None  # "5.26" (LTS) or a calendar year such as "2026"
-    cypher_25: bool = False  # Cypher 25 (calendar releases from 2025.06)
-    vector_search_filters: bool = False  # SEARCH with in-index filtering (from 2026.01)
-
-    @property
-    def enables(self) -> list[str]:
-        """What this line turns on, in words (for `doctor`)."""
-        return [text for on, text in (
-            (self.cypher_25, "Cypher 25"),
-            (self.vector_search_filters, "vector SEARCH with in-index filters"),
-        ) if on]
-
-
-def features(agent: str | None) -> Features:
-    """The features of a server from its Bolt agent string ("Neo4j/2026.08.1")."""
-    found = re.fullmatch(r"Neo4j/(\d+)\.(\d+)(?:\.\d+)?.*", agent or "")
-    if not found:
-        return Features(version=agent)
-    major, minor = int(found.group(1)), int(found.group(2))
-    calendar = major >= 2025
-    return Features(
-        version=agent.split("/", 1)[1] if agent else None,
-        line=str(major) if calendar else f"{major}.{minor}",
-        cypher_25=calendar and (major, minor) >= (2025, 6),
-        vector_search_filters=(major, minor) >= (2026, 1),
-    )
 
 
 class Store:

@@ -123,7 +123,7 @@ def test_error_location_formats() -> None:
 
 
 def test_features_follow_the_release_line() -> None:
-    from graphmem.graph.store import features
+    from graphmem.graph.features import features
 
     lts = features("Neo4j/5.26.30")
     assert (lts.version, lts.line, lts.cypher_25, lts.vector_search_filters) == \
