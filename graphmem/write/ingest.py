@@ -243,8 +243,8 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
         try:
             for first in range(0, len(batches), per_window):
                 last = min(first + per_window, len(batches))
-                _embed_and_extract(embedder, extractor,
-                                   [r for b in batches[first:last] for r in b], timing)
+                _embed_and_extract(embedder, extractor, [  # a grouped input's came embedded
+                    r for b in batches[first:last] for r in b if r.vector is None], timing)
                 if pending is not None:
                     _waited(pending, timing)  # one window in flight: order and errors stay simple
                 pending = writer.submit(write_window, first, last)
@@ -351,6 +351,9 @@ def write(
         runs.recover(store, opts.scope)
         _write_run(store, embedder, extractor, rows, opts, progress, timing)
     elif not progress and group.groupable(rows, opts):
+        # Embedded before it queues: while one group is written, the next is embedded
+        # (concurrent callers' texts in one run of the model: embed_onnx.Together).
+        _embed_and_extract(embedder, extractor, rows, timing)
         group.of(store).write(rows, opts, (embedder, extractor), lambda rows, opts: _write_whole(
             store, embedder, extractor, rows, opts, False, timing))
     else:
