@@ -3,7 +3,9 @@
 // lowers them (negative deltas). Importance stays in [0, 1], confidence in [0.05, 0.95].
 // Params: $id, $scope, $importance (delta), $confidence (delta), $used (bool), $now.
 // Returns: id, importance, confidence, used_count, unused_count (no row: not found).
-{{lock_scope}}
+// It takes no scope lock (docs/decisions.md, "Every writer of a scope locks the scope
+// first"): it locks one memory and nothing after it, so it can be in no deadlock, and it
+// need not wait for every writer of the scope, only one writing this memory.
 MATCH (m:Memory {id: $id, scope: $scope})
   USING INDEX m:Memory(scope, id)
 WITH m, coalesce(m.importance, 0.5) + $importance AS imp,

@@ -88,8 +88,10 @@ def feedback(store: Store, mid: str, *, used: bool, scope: str,
     """Echo (`used`) or fizzle a memory's importance and confidence."""
     check(store, [mid], scope, allow_stub=False)
     delta = ECHO if used else FIZZLE
-    row = store.write("edit/feedback", id=mid, scope=scope, used=used, now=now, **delta)[0]
-    return FeedbackResult(used=used, **row)
+    rows = store.write("edit/feedback", id=mid, scope=scope, used=used, now=now, **delta)
+    if not rows:  # forgotten between the check and the write
+        raise NotFoundError(f"no memory with id {shown(mid)} in scope {shown(scope)}")
+    return FeedbackResult(used=used, **rows[0])
 
 
 def update(store: Store, mid: str, *, scope: str,

@@ -148,3 +148,25 @@ def test_reinforcement_is_written_on_close_and_concurrent_recalls_lose_nothing(
     for t in threads:
         t.join()
     assert store.read("admin/memory_by_id", id="hot")[0]["memory"]["access_count"] == 15
+
+
+def test_feedback_does_not_wait_for_the_scopes_writers(mem: GraphMem, store: Store) -> None:
+    """Feedback locks its one memory, not the scope: a writer holding the scope's lock
+    (here, an open transaction that took it as fragments/lock_scope does) does not
+    hold it up."""
+    mid = mem.remember("The night train to Vienna leaves from platform 4").outcomes[0].id
+    done = threading.Event()
+    said: list[int] = []
+    with store.driver.session(database=store.database) as session:
+        tx = session.begin_transaction()
+        try:
+            tx.run("MATCH (s:Scope {name: $scope}) SET s.locked_at = datetime()",
+                   scope=mem.settings.scope).consume()
+            worker = threading.Thread(target=lambda: (
+                said.append(mem.feedback(mid, used=True).used_count), done.set()))
+            worker.start()
+            assert done.wait(20), "feedback waited for the scope's lock"
+        finally:
+            tx.rollback()
+    worker.join(20)
+    assert said == [1]
