@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 import threading
-import weakref
 from collections import OrderedDict
 from concurrent.futures import Future
 from typing import Any
 
 from graphmem.errors import InputError
 from graphmem.graph.keys import scope_key
+from graphmem.graph.per_store import PerStore
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
@@ -90,17 +90,8 @@ class DepthCache:
             return list(self._depths.items())
 
 
-_CACHES: weakref.WeakKeyDictionary[Store, DepthCache] = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
-
-
-def depths(store: Store) -> DepthCache:
-    """The depth memory of `store`'s connection (one per database it reads)."""
-    with _CACHES_LOCK:
-        cache = _CACHES.get(store)
-        if cache is None:
-            cache = _CACHES[store] = DepthCache()
-        return cache
+#: The depth memory of a store's connection (one per database it reads).
+depths = PerStore(DepthCache)
 
 
 def lucene_query(text: str, scopes: list[str] | None = None, field: str = "text") -> str | None:

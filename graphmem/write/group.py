@@ -14,12 +14,11 @@ so one caller's failure is no other's.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphmem.graph.store import Store
+from graphmem.graph.per_store import PerStore
 from graphmem.write.plan import Row, WriteOptions
 
 #: Writes the rows of one or more inputs, in one transaction, with the options given.
@@ -137,14 +136,5 @@ def _write(group: list[_Entry], writer: Writer) -> None:
             entry.done()
 
 
-_GROUPS: weakref.WeakKeyDictionary[Store, Groups] = weakref.WeakKeyDictionary()
-_MADE = threading.Lock()
-
-
-def of(store: Store) -> Groups:
-    """The write queues of `store` (every facade sharing a store shares them)."""
-    with _MADE:
-        found = _GROUPS.get(store)
-        if found is None:
-            found = _GROUPS[store] = Groups()
-        return found
+#: The write queues of a store (every facade sharing a store shares them).
+of = PerStore(Groups)

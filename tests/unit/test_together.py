@@ -87,17 +87,25 @@ def _rows(ids: list[str], scope: str = "s") -> tuple[list[Row], WriteOptions]:
             for n, i in enumerate(ids)], opts
 
 
-def test_a_scope_write_waiting_behind_another_joins_the_next_transaction() -> None:
-    groups = group.Groups()
-    written: list[list[str]] = []
-    gate, started = threading.Event(), threading.Event()
-
+def _gated_writer(written: list[list[str]], gate: threading.Event,
+                  started: threading.Event):
+    """A writer whose first write waits at `gate`, so that others queue behind it; it
+    fails any write holding a row "bad"."""
     def writer(rows: list[Row], opts: WriteOptions) -> None:
         written.append([r.id for r in rows])
         if len(written) == 1:
             started.set()
             assert gate.wait(10)
+        if "bad" in [r.id for r in rows]:
+            raise ValueError("bad row")
+    return writer
 
+
+def test_a_scope_write_waiting_behind_another_joins_the_next_transaction() -> None:
+    groups = group.Groups()
+    written: list[list[str]] = []
+    gate, started = threading.Event(), threading.Event()
+    writer = _gated_writer(written, gate, started)
     tools = (object(),)
     first = threading.Thread(target=groups.write, args=(*_rows(["a"]), tools, writer))
     first.start()
@@ -119,15 +127,7 @@ def test_a_failing_input_fails_alone_and_one_id_twice_is_written_in_turn() -> No
     groups = group.Groups()
     written: list[list[str]] = []
     gate, started = threading.Event(), threading.Event()
-
-    def writer(rows: list[Row], opts: WriteOptions) -> None:
-        written.append([r.id for r in rows])
-        if len(written) == 1:
-            started.set()
-            assert gate.wait(10)
-        if "bad" in [r.id for r in rows]:
-            raise ValueError("bad row")
-
+    writer = _gated_writer(written, gate, started)
     tools = (object(),)
     errors: dict[str, BaseException | None] = {}
 
