@@ -193,7 +193,7 @@ class Embedder:
         if onnx is not None and len(texts) <= onnx.most:
             return onnx.few(texts)
         if onnx is None and len(texts) <= FEW:
-            return np.stack([self._torch_one(t) for t in texts])
+            return np.stack([self._encode_one(t) for t in texts])
         step = self.batch_size * 4 if advance is not None else len(texts)
         parts = []
         for start in range(0, len(texts), step):
