@@ -34,9 +34,9 @@ QUERY_THREADS = 1
 #: Batches (the write path) use every core ONNX Runtime finds (0 = its own choice).
 BATCH_THREADS = 0
 #: Calls of at most this many texts run on the query session, together with concurrent
-#: ones up to this many texts a run: on one thread a run of 8 short texts cost 6 ms a
-#: text, one text alone 14 (2 cores), where the batch session's threads spin on a busy
-#: service (docs/decisions.md, "An agent's write is embedded like a query").
+#: ones up to this many texts a run: on one thread a run of 8 short texts cost about 8 ms
+#: of CPU a text, one text alone 12 (2 cores), where the batch session's threads spin on
+#: a busy service (docs/decisions.md, "An agent's write is embedded like a query").
 FEW = 32
 
 
@@ -86,8 +86,8 @@ def session(path: Path, threads: int) -> Any:
 
 class Together:
     """Calls from many threads that arrive while one runs are run together, once it is
-    done: one model run for a service's concurrent requests costs about half as much per
-    text as one run each (docs/decisions.md, "An agent's write is embedded like a
+    done: one model run for a service's concurrent requests costs about two thirds as
+    much a text as one run each (docs/decisions.md, "An agent's write is embedded like a
     query"). Whoever is at the head of the queue runs it: no thread of its own, and an
     uncontended call runs alone, at once."""
 

@@ -14,7 +14,9 @@ it lands whole or not at all — or, above `chunk_rows` records, a run of chunks
 outcome all the same (`runs`). Near-duplicates are found against what is stored and within
 each batch (`dedup`): the vector index sees a transaction's new memories only once it
 commits. Synaptic links are `links`. This module runs the pipeline: embedding in windows
-while a writer thread writes the last one, and the retry of a whole input or chunk.
+while a writer thread writes the last one, and the retry of a whole input or chunk. Small
+inputs of one scope that arrive together share a transaction (`group`), each keeping its
+own outcome.
 """
 
 from __future__ import annotations
