@@ -6,9 +6,10 @@ Every write statement takes its scope's lock, so a scope's writers run one at a 
 whatever their number: eight agents each paying a transaction's round trips, commit and
 lock hand-off in turn made a queue of seconds. Grouped, the queue is written by whoever
 is at its head (no thread of its own, no added wait: an uncontended write is a group of
-one), in one transaction, its texts embedded in one call. Each caller keeps its own
-outcome: its rows are its own, and a group that fails is written again input by input,
-so one caller's failure is no other's.
+one), in one transaction; each input comes embedded (concurrent ones in one run of the
+model: `embed_onnx.Together`), so one group embeds while another writes. Each caller
+keeps its own outcome: its rows are its own, and a group that fails is written again
+input by input, so one caller's failure is no other's.
 """
 
 from __future__ import annotations
