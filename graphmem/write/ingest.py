@@ -148,6 +148,8 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
 
 def _embed_and_extract(embedder: Embeds, extractor: Extractor, rows: list[Row],
                        timing: Timing) -> None:
+    if not rows:  # nothing to ask the model (a remote one may charge a call)
+        return
     started = time.perf_counter()
     vectors = embedder.embed([r.props["text"] for r in rows])
     timing.add("embed", started)
