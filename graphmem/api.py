@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,7 +17,7 @@ from graphmem import embed
 from graphmem.clock import as_utc, utcnow
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.graph import schema, scope_indexes
+from graphmem.graph import schema
 from graphmem.graph.schema import IndexInfo
 from graphmem.graph.store import Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
@@ -26,14 +25,12 @@ from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
 from graphmem.operations import Operations
 from graphmem.options import RecallOptions, RecallSettings, WriteSettings, parse
-from graphmem.read import candidates, context, reinforcement, retrieval
+from graphmem.read import context, find, reinforcement, retrieval
 from graphmem.read.context import Context
-from graphmem.read.find import entities, find, recent, scopes_under, session_turns
 from graphmem.read.reinforcement import Reinforcer
 from graphmem.service.tokens import TokenBook
 from graphmem.settings import Settings, load_settings, valid_scope
 from graphmem.types import (
-    SESSION_NAME,
     DoctorReport,
     EmbedderInfo,
     EntityOut,
@@ -43,16 +40,7 @@ from graphmem.types import (
     RecallResult,
     WriteReport,
 )
-from graphmem.vocabulary import (
-    CONTEXT_TOKENS,
-    CONTEXT_TOP,
-    ENTITIES,
-    MAX_CONTEXT_TOKENS,
-    MAX_CONTEXT_TOP,
-    MAX_LISTED,
-    MIN_CONTEXT_TOKENS,
-    SESSION_TURNS,
-)
+from graphmem.vocabulary import CONTEXT_TOKENS, CONTEXT_TOP, ENTITIES, SESSION_TURNS
 from graphmem.write import formats, runs
 from graphmem.write.extract import Extractor
 from graphmem.write.records import Collector, parse_records
@@ -61,16 +49,9 @@ from graphmem.write.records import Collector, parse_records
 class GraphMem:
     """A memory graph on Neo4j. Connects on first use; close it (or use `with`) when done."""
 
-    def __init__(
-        self,
-        settings: Settings | None = None,
-        *,
-        embedder: Embedder | None = None,
-        now: datetime | None = None,
-        summarizer: Summarizer | None = None,
-        store: Store | None = None,
-        reinforce_every: float = 0.5,
-    ) -> None:
+    def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
+                 now: datetime | None = None, summarizer: Summarizer | None = None,
+                 store: Store | None = None, reinforce_every: float = 0.5) -> None:
         """`store` shares a connection its owner opened (and closes); `reinforce_every`
         is how many seconds recall's reinforcement waits to be written in a batch."""
         self.settings = settings or load_settings()
@@ -82,8 +63,7 @@ class GraphMem:
         self._owns_store = store is None
         self._reinforce_every = reinforce_every
         self._extractor: Extractor | None = None
-        self._reinforcer: Reinforcer | None = None
-        self._reinforcer_made = threading.Lock()  # a service recalls from many threads
+        self._reinforcer = Reinforcer(lambda: self._db, interval=reinforce_every)
         #: What doors, operators and benchmarks ask beyond the verbs (graphmem.operations).
         self.ops = Operations(self)
         #: The service's tokens (graphmem.service.tokens).
@@ -117,16 +97,13 @@ class GraphMem:
 
     def flush(self) -> None:
         """Write the reinforcement of past recalls now (else: in the background, and on close)."""
-        if self._reinforcer is not None:
-            self._reinforcer.flush()
+        self._reinforcer.flush()
 
     def close(self) -> None:
         """Write pending reinforcement and release the connection pool (also when the
         write fails, which then raises)."""
         try:
-            if self._reinforcer is not None:
-                reinforcer, self._reinforcer = self._reinforcer, None
-                reinforcer.close()
+            self._reinforcer.close()
         finally:
             if self._owns_store and self._store is not None:
                 self._store.close()
@@ -139,42 +116,29 @@ class GraphMem:
         self.ops.tune_indexes()  # big scopes written before they were due one, e.g. upgrades
         return schema.indexes(self._db)
 
-    def remember(
-        self,
-        records: str | MemoryIn | dict[str, Any] | Iterable[str | MemoryIn | dict[str, Any]],
-        *,
-        scope: str | None = None,
-        added_by: str | None = None,
-        kind: str | None = None,
-        visibility: str | None = None,
-        session: str | None = None,
-        signal_gate: bool = True,
-        allow_forgotten: bool = False,
-        source: str = "<api>",
-    ) -> WriteReport:
-        """Store one text, one record or many records as one all-or-nothing batch.
+    def remember(self, records: str | MemoryIn | dict[str, Any]
+                 | Iterable[str | MemoryIn | dict[str, Any]], *, source: str = "<api>",
+                 **options: Unpack[WriteSettings]) -> WriteReport:
+        """Store one text, one record or many records as one all-or-nothing batch;
+        `options` are those of `ops.write_options` (scope, kind, session, …).
 
         Records the gates refuse come back as `rejected` with the reason; the rest land.
         A record a hard forget removed is refused unless `allow_forgotten`. Records that
         name no session join `session`, else the configured one (GRAPHMEM_SESSION), in
         order of arrival.
         """
-        if isinstance(records, str | MemoryIn | dict):
-            records = [records]
         collector = Collector()
-        collector.extend(records, source)
-        opts = self.ops.write_options(
-            scope=scope, added_by=added_by, kind=kind, visibility=visibility,
-            session=session or self.settings.session, signal_gate=signal_gate,
-            allow_forgotten=allow_forgotten)
-        return self.ops.write(collector.records, opts)
+        collector.extend([records] if isinstance(records, str | MemoryIn | dict) else records,
+                         source)
+        options["session"] = options.get("session") or self.settings.session
+        return self.ops.write(collector.records, self.ops.write_options(**options))
 
     def remember_json(self, data: str, *, source: str = "<stdin>", skip_invalid: bool = False,
                       progress: bool = False,
                       **options: Unpack[WriteSettings]) -> WriteReport:
         """Store records given as JSON text (one object, an array of objects, or NDJSON) as
-        one all-or-nothing batch; errors name `source` and the line. `options` are those
-        of `write_options`; the session defaults as `remember`'s does."""
+        one all-or-nothing batch; errors name `source` and the line. `options` and the
+        session's default are `remember`'s."""
         collector = Collector(skip_invalid)
         parse_records(data, source, collector=collector)
         options["session"] = options.get("session") or self.settings.session
@@ -204,10 +168,8 @@ class GraphMem:
                include_archived: bool = False, versions: bool = False) -> Iterator[MemoryIn]:
         """A scope's memories as pack records (JSONL lines `remember` and `import_pack`
         accept), oldest first: active ones, plus shadowed or archived ones if asked."""
-        lifecycles = ["active", *(["shadowed"] if include_shadowed else []),
-                      *(["archived"] if include_archived else [])]
-        return packs.export(self._db, self._scope(scope), lifecycles=lifecycles,
-                            versions=versions)
+        return packs.export(self._db, self._scope(scope), shadowed=include_shadowed,
+                            archived=include_archived, versions=versions)
 
     def export_pack(self, out: Path, *, scope: str | None = None,
                     include_shadowed: bool = False, include_archived: bool = False) -> int:
@@ -223,28 +185,20 @@ class GraphMem:
         """Write a pack (a JSONL file, or records) into a scope as one all-or-nothing
         batch. The signal gate is off (a pack was gated when it was made); the secret
         scanner still runs. `id_prefix` renames its ids, so a pack fits several scopes."""
-        collector = Collector(skip_invalid)
-        if isinstance(source, str | Path):
-            formats.read(Path(source), "records", collector)
-        else:
-            collector.extend(source)
-        records = collector.records
-        if id_prefix:
-            records = packs.with_prefix(records, id_prefix)
+        records, skipped = packs.read_pack(source, id_prefix=id_prefix,
+                                           skip_invalid=skip_invalid)
         opts = self.ops.write_options(scope=scope, signal_gate=False,
                                       allow_forgotten=allow_forgotten)
-        return self.ops.write(records, opts, skipped=collector.skipped, progress=progress)
+        return self.ops.write(records, opts, skipped=skipped, progress=progress)
 
     def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
         """How many memories a scope holds (every lifecycle), or the whole graph."""
-        target = None if all_scopes else self._scope(scope)
-        return int(self._db.read("admin/count_memories", scope=target)[0]["memories"])
+        return find.count(self._db, None if all_scopes else self._scope(scope))
 
     def links(self, ids: Sequence[str], *, scope: str | None = None) -> list[Link]:
         """The graph around some memories of a scope: every edge from one of them to a
         memory, entity or session (at most 500), to draw or inspect."""
-        rows = self._db.read("explore/links", scope=self._scope(scope), ids=list(ids))
-        return [Link(**r) for r in rows]
+        return find.links(self._db, self._scope(scope), ids)
 
     def get(self, ids: Sequence[str] | None = None, *, meta: tuple[str, Any] | None = None,
             scope: str | None = None, limit: int = 100) -> list[MemoryOut]:
@@ -252,7 +206,7 @@ class GraphMem:
 
         A value given as text also matches the number or boolean it spells ("3" finds 3).
         """
-        return find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
+        return find.find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
 
     def recent(self, scope: str | None = None, *, layers: Sequence[str] = (),
                order: str | None = None, offset: int = 0,
@@ -260,32 +214,23 @@ class GraphMem:
         """The live memories of a scope (default: this one) and the public ones of its
         `layers`, newest first: by the ISO-8601 time in metadata `order` if given, else
         by when they were written."""
-        if offset < 0 or not 0 <= limit <= 10_000:
-            raise InputError("offset must be >= 0 and limit 0-10000", field="limit")
-        return recent(self._db, self._scope(scope), [self._scope(s) for s in layers],
+        return find.recent(self._db, self._scope(scope), [self._scope(s) for s in layers],
                       order=order, offset=offset, limit=limit)
 
     def session_turns(self, session: str | None = None, *, scope: str | None = None,
                       last: int = SESSION_TURNS) -> list[MemoryOut]:
         """The last `last` turns of a session (default: the configured one), in order."""
-        name = session or self.settings.session
-        if not name or not SESSION_NAME.fullmatch(name):
-            raise InputError("name the session (up to 200 characters, no # or line break)",
-                             field="session")
-        if not 1 <= last <= MAX_LISTED:
-            raise InputError(f"last must be 1-{MAX_LISTED}, got {last}", field="last")
-        return session_turns(self._db, self._scope(scope), name, last)
+        return find.session_turns(self._db, self._scope(scope),
+                                  session or self.settings.session or "", last)
 
     def entities(self, *, scope: str | None = None,
                  limit: int = ENTITIES) -> list[EntityOut]:
         """What a scope's memories name, those named by most memories first."""
-        if not 1 <= limit <= MAX_LISTED:
-            raise InputError(f"limit must be 1-{MAX_LISTED}, got {limit}", field="limit")
-        return entities(self._db, self._scope(scope), limit)
+        return find.entities(self._db, self._scope(scope), limit)
 
     def scopes(self, prefix: str = "") -> list[str]:
         """The scopes whose names start with `prefix` that hold a live memory, sorted."""
-        return scopes_under(self._db, prefix)
+        return find.scopes_under(self._db, prefix)
 
     def recall(self, query: str, *, scope: str | None = None,
                options: RecallOptions | None = None,
@@ -307,9 +252,6 @@ class GraphMem:
                                   options=opts, extractor=self.ops.extractor)
         if opts.feedback.reinforce and (item := reinforcement.plan(
                 result.hits, scope=target, now=now, opts=opts, embedder=self.embedder)):
-            with self._reinforcer_made:
-                if self._reinforcer is None:
-                    self._reinforcer = Reinforcer(self._db, interval=self._reinforce_every)
             self._reinforcer.submit(item)
         return result
 
@@ -318,13 +260,11 @@ class GraphMem:
         """Run maintenance (lifecycle, tiers, link pruning, consolidation, reflection) over
         one scope, or every scope with `all_scopes`; never deletes a memory (but first
         undoes a run whose writer died: graphmem.write.runs)."""
-        if all_scopes and scope:
-            raise InputError("give a scope or all scopes, not both", field="all_scopes")
-        target = None if all_scopes else (self._scope(scope))
+        target = self._scopes(scope, all_scopes)
         if not dry_run:  # a long-lived process connected before the run's writer died
             runs.recover(self._db, target)
         report = maintenance.sweep(self._db, embedder=self.embedder,
-                                   summarizer=self.summarizer, write=self._write_made,
+                                   summarizer=self.summarizer, write=self.ops.write_made,
                                    scope=target, now=self.now(),
                                    decay=self.settings.decay_table(), options=options,
                                    dry_run=dry_run)
@@ -337,24 +277,14 @@ class GraphMem:
         """Consolidate related episodic memories now (the sweep's consolidation step
         alone): how many semantic memories were created and confirmed."""
         return maintenance.consolidate(self._db, embedder=self.embedder,
-                                       summarizer=self.summarizer, write=self._write_made,
+                                       summarizer=self.summarizer, write=self.ops.write_made,
                                        scope=self._scope(scope), now=self.now(),
                                        opts=options or SweepOptions(), dry_run=False)
-
-    def _write_made(self, records: list[MemoryIn], scope: str) -> WriteReport:
-        """Write what graphmem made (a consolidation, a reflection, a new version): the
-        write path without the signal gate, in no session (nobody said it)."""
-        collector = Collector()
-        collector.extend(records)
-        opts = self.ops.write_options(scope=scope, signal_gate=False)
-        return self.ops.write(collector.records, opts)
 
     def overview(self, *, scope: str | None = None,
                  all_scopes: bool = False) -> maintenance.Overview:
         """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""
-        if all_scopes and scope:
-            raise InputError("give a scope or all scopes, not both", field="all_scopes")
-        return maintenance.overview(self._db, None if all_scopes else self._scope(scope))
+        return maintenance.overview(self._db, self._scopes(scope, all_scopes))
 
     def feedback(self, memory_id: str, *, used: bool,
                  scope: str | None = None) -> edits.FeedbackResult:
@@ -370,7 +300,7 @@ class GraphMem:
         target = self._scope(scope)
         return edits.update(self._db, memory_id, scope=target,
                             current=lambda: self.get([memory_id], scope=target)[0],
-                            write=lambda record: self._write_made([record], target),
+                            write=lambda record: self.ops.write_made([record], target),
                             text=text, kind=kind, importance=importance, tags=tags,
                             metadata=metadata)
 
@@ -398,29 +328,26 @@ class GraphMem:
         if not target:
             raise InputError("name the scope to drop", field="scope")
         self.flush()  # reinforcement still being written would deadlock with the delete
-        scope_indexes.forget(self._db, target)
-        candidates.depths(self._db).forget([target])
-        rows = self._db.autocommit("admin/delete_scope", scope=target)
-        return int(rows[0]["deleted"]) if rows else 0
+        return self.ops.drop_scope(target)
 
     def _scope(self, scope: str | None) -> str:
         return valid_scope(scope) or self.settings.scope
+
+    def _scopes(self, scope: str | None, all_scopes: bool) -> str | None:
+        """One scope (default: this one), or None for every scope."""
+        if all_scopes and scope:
+            raise InputError("give a scope or all scopes, not both", field="all_scopes")
+        return None if all_scopes else self._scope(scope)
 
     def context(self, *, scope: str | None = None, top: int = CONTEXT_TOP,
                 max_tokens: int = CONTEXT_TOKENS) -> Context:
         """L0 (counts per kind) and L1 (the best memories, type-budgeted, under
         `max_tokens`), ready for an agent's system prompt."""
-        if not 1 <= top <= MAX_CONTEXT_TOP:
-            raise InputError(f"top must be 1-{MAX_CONTEXT_TOP}, got {top}", field="top")
-        if not MIN_CONTEXT_TOKENS <= max_tokens <= MAX_CONTEXT_TOKENS:
-            raise InputError(f"max-tokens must be {MIN_CONTEXT_TOKENS}-{MAX_CONTEXT_TOKENS}, "
-                             f"got {max_tokens}", field="max_tokens")
-        return context.build(self._db, self._scope(scope),
-                             self.now(), top=top, max_tokens=max_tokens)
+        return context.build(self._db, self._scope(scope), self.now(), top=top,
+                             max_tokens=max_tokens)
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""
-        embedder = EmbedderInfo(
-            model=self.embedder.name, path=self.embedder.path, dimensions=self.embedder.dimensions
-        )
-        return schema.doctor(self._db, embedder)
+        e = self.embedder
+        return schema.doctor(self._db, EmbedderInfo(model=e.name, path=e.path,
+                                                    dimensions=e.dimensions))

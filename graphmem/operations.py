@@ -24,11 +24,11 @@ from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.options import WriteOptions, parse
 from graphmem.read import candidates, retrieval
 from graphmem.settings import Settings
-from graphmem.types import WriteReport
+from graphmem.types import MemoryIn, WriteReport
 from graphmem.write import ingest
 from graphmem.write.extract import Extractor, load_extractor
 from graphmem.write.ingest import Timing
-from graphmem.write.records import Numbered
+from graphmem.write.records import Collector, Numbered
 
 
 class Memory(Protocol):
@@ -89,6 +89,21 @@ class Operations:
                               skipped=skipped, progress=progress, timing=timing)
         self.tune_indexes([opts.scope])
         return report
+
+    def write_made(self, records: list[MemoryIn], scope: str) -> WriteReport:
+        """Write what graphmem made (a consolidation, a reflection, a new version): the
+        write path without the signal gate, in no session (nobody said it)."""
+        collector = Collector()
+        collector.extend(records)
+        return self.write(collector.records, self.write_options(scope=scope, signal_gate=False))
+
+    def drop_scope(self, scope: str) -> int:
+        """Delete a whole scope with its own indexes and remembered depths (what
+        `GraphMem.drop_scope` does once reinforcement is written); returns the memories."""
+        scope_indexes.forget(self._mem._db, scope)
+        candidates.depths(self._mem._db).forget([scope])
+        rows = self._mem._db.autocommit("admin/delete_scope", scope=scope)
+        return int(rows[0]["deleted"]) if rows else 0
 
     def tune_indexes(self, scopes: Sequence[str] | None = None) -> list[str]:
         """Give each scope big enough to need them (of `scopes`, if given) its own

@@ -197,7 +197,7 @@ class RecallSettings(TypedDict, total=False):
 
 class WriteSettings(TypedDict, total=False):
     """What a write takes besides its records (`GraphMem.ops.write_options`), typed for
-    `remember_json` and `ingest`."""
+    `remember`, `remember_json` and `ingest`."""
 
     scope: str | None
     added_by: str | None

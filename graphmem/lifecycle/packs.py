@@ -19,15 +19,33 @@ from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.read.rows import to_memory
 from graphmem.types import LinkIn, MemoryIn, MemoryOut
-from graphmem.write.records import Numbered, validate
+from graphmem.write import formats
+from graphmem.write.records import Collector, Numbered, validate
 
 
-def export(store: Store, scope: str, *, lifecycles: list[str],
+def export(store: Store, scope: str, *, shadowed: bool = False, archived: bool = False,
            versions: bool = False) -> Iterator[MemoryIn]:
-    """The memories of `scope` in the given lifecycles as records, oldest first."""
+    """The active memories of `scope` as records, oldest first, with its shadowed and
+    archived ones if asked."""
+    lifecycles = ["active", *(["shadowed"] if shadowed else []),
+                  *(["archived"] if archived else [])]
     for row in store.stream("admin/export_scope", scope=scope, lifecycles=lifecycles,
                             versions=versions):
         yield as_record(to_memory(row), row["links"])
+
+
+def read_pack(source: str | Path | Iterable[MemoryIn | dict[str, Any]], *,
+              id_prefix: str | None = None,
+              skip_invalid: bool = False) -> tuple[list[Numbered], list[InputError]]:
+    """A pack's records (from a JSONL file, or given) with `id_prefix` before their ids,
+    and the errors of those skipped (with `skip_invalid`)."""
+    collector = Collector(skip_invalid)
+    if isinstance(source, str | Path):
+        formats.read(Path(source), "records", collector)
+    else:
+        collector.extend(source)
+    records = collector.records
+    return (with_prefix(records, id_prefix) if id_prefix else records), collector.skipped
 
 
 def write_pack(records: Iterable[MemoryIn], out: Path) -> int:

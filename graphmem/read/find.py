@@ -11,7 +11,8 @@ from typing import Any
 from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.read.rows import to_memory
-from graphmem.types import META_KEY, EntityOut, MemoryOut
+from graphmem.types import META_KEY, SESSION_NAME, EntityOut, Link, MemoryOut
+from graphmem.vocabulary import MAX_LISTED
 from graphmem.write.gates import shown
 
 
@@ -39,6 +40,8 @@ def recent(store: Store, scope: str, layers: Sequence[str] = (), *,
     """The live memories of `scope` and the public ones of `layers`, newest first (by the
     ISO-8601 time in metadata `order`, else by when they were written), `limit` of them
     after `offset`."""
+    if offset < 0 or not 0 <= limit <= 10_000:
+        raise InputError("offset must be >= 0 and limit 0-10000", field="limit")
     if order is not None and not META_KEY.fullmatch(order):
         raise InputError(f"metadata key {shown(order)} must be letters, digits or _",
                          field="order")
@@ -56,6 +59,11 @@ def scopes_under(store: Store, prefix: str) -> list[str]:
 
 def session_turns(store: Store, scope: str, session: str, last: int) -> list[MemoryOut]:
     """The last `last` live turns of a session of `scope`, oldest of them first."""
+    if not session or not SESSION_NAME.fullmatch(session):
+        raise InputError("name the session (up to 200 characters, no # or line break)",
+                         field="session")
+    if not 1 <= last <= MAX_LISTED:
+        raise InputError(f"last must be 1-{MAX_LISTED}, got {last}", field="last")
     rows = store.read("explore/session_turns", scope=scope, session=f"{scope}#{session}",
                       last=last)
     return [to_memory(r) for r in rows]
@@ -63,4 +71,16 @@ def session_turns(store: Store, scope: str, session: str, last: int) -> list[Mem
 
 def entities(store: Store, scope: str, limit: int) -> list[EntityOut]:
     """What `scope`'s memories name, those named by most memories first."""
+    if not 1 <= limit <= MAX_LISTED:
+        raise InputError(f"limit must be 1-{MAX_LISTED}, got {limit}", field="limit")
     return [EntityOut(**r) for r in store.read("explore/entities", scope=scope, limit=limit)]
+
+
+def count(store: Store, scope: str | None) -> int:
+    """How many memories `scope` holds (every lifecycle), or the whole graph for None."""
+    return int(store.read("admin/count_memories", scope=scope)[0]["memories"])
+
+
+def links(store: Store, scope: str, ids: Sequence[str]) -> list[Link]:
+    """Every edge from one of `ids` to a memory, entity or session (at most 500)."""
+    return [Link(**r) for r in store.read("explore/links", scope=scope, ids=list(ids))]

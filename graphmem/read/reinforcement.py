@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -111,15 +112,16 @@ def _embedded(r: Reinforcement) -> list[dict[str, Any]]:
 
 class Reinforcer:
     """Batches reinforcements and writes them from a background thread every `interval`
-    seconds; `flush` and `close` write what is pending in the caller's thread."""
+    seconds; `flush` and `close` write what is pending in the caller's thread (and a
+    closed one starts again on the next `submit`)."""
 
-    def __init__(self, store: Store, interval: float = 0.5) -> None:
-        self.store = store
+    def __init__(self, store: Callable[[], Store], interval: float = 0.5) -> None:
+        self._store = store  # connects on first write: a memory that never recalls never does
         self.interval = interval
         self._pending: list[Reinforcement] = []
         self._lock = threading.Lock()  # guards _pending
         self._writing = threading.Lock()  # one writer at a time keeps recall order
-        self._stop = threading.Event()
+        self._stop = threading.Event()  # the running writer's; each writer gets its own
         self._thread: threading.Thread | None = None
 
     def submit(self, item: Reinforcement) -> None:
@@ -127,8 +129,9 @@ class Reinforcer:
         with self._lock:
             self._pending.append(item)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="graphmem-reinforce",
-                                                 daemon=True)
+                self._stop = threading.Event()
+                self._thread = threading.Thread(target=self._loop, args=(self._stop,),
+                                                name="graphmem-reinforce", daemon=True)
                 self._thread.start()
                 atexit.register(self.close)
 
@@ -137,8 +140,10 @@ class Reinforcer:
         with self._writing:
             with self._lock:
                 items, self._pending = self._pending, []
+            if not items:
+                return
             try:
-                write(self.store, items)
+                write(self._store(), items)
             except BaseException:
                 with self._lock:  # keep them for the next attempt
                     self._pending[:0] = items
@@ -146,14 +151,16 @@ class Reinforcer:
 
     def close(self) -> None:
         """Stop the background writer and write what is left."""
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join()
+        with self._lock:
+            thread, self._thread = self._thread, None
+            self._stop.set()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
         atexit.unregister(self.close)
         self.flush()
 
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
+    def _loop(self, stop: threading.Event) -> None:
+        while not stop.wait(self.interval):
             try:
                 self.flush()
             except Exception as e:  # kept and retried; close() reports what still fails

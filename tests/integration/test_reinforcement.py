@@ -150,6 +150,17 @@ def test_reinforcement_is_written_on_close_and_concurrent_recalls_lose_nothing(
     assert store.read("admin/memory_by_id", id="hot")[0]["memory"]["access_count"] == 15
 
 
+def test_a_memory_used_again_after_close_still_writes_its_reinforcement(
+        mem: GraphMem, embedder, store: Store) -> None:
+    mem.remember({"id": "again", "text": "The standup moved to half past nine"})
+    other = GraphMem(mem.settings, embedder=embedder, reinforce_every=60)
+    other.recall("standup time", mode="keyword", hops=0)
+    other.close()
+    other.recall("standup time", mode="keyword", hops=0)  # reconnects, writer starts again
+    other.close()
+    assert store.read("admin/memory_by_id", id="again")[0]["memory"]["access_count"] == 2
+
+
 def test_feedback_does_not_wait_for_the_scopes_writers(mem: GraphMem, store: Store) -> None:
     """Feedback locks its one memory, not the scope: a writer holding the scope's lock
     (here, an open transaction that took it as fragments/lock_scope does) does not
