@@ -342,7 +342,7 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
 
 @pytest.mark.skipif(os.environ.get("GRAPHMEM_KILL_SERVER") != "1",
                     reason="kills and restarts the local server: `.ci/run` runs it on its "
-                    "own after the suite (GRAPHMEM_KILL_SERVER=1)")
+                    "own, on its Neo4j 2026 server (GRAPHMEM_KILL_SERVER=1)")
 def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                                                                shared_data: Path,
                                                                store: Store) -> None:
