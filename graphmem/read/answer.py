@@ -4,13 +4,13 @@ asked to be diverse (docs/architecture.md, "The read path")."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import budgets, rank, turns
 from graphmem.read.plan import RecallPlan
-from graphmem.read.rows import to_hit
+from graphmem.read.rows import ShowRow, to_hit
 from graphmem.types import Hit, PathStep, RecallProfile
 
 
@@ -23,12 +23,12 @@ def answer(store: Store, ranked: list[rank.Ranked], opts: RecallOptions, plan: R
                                                        r.memory.get("after"))
                                    for r in ranked}, weight, plan.k)
              if plan.with_turns else [turns.Turn(key, score) for key, score in scored[:plan.k]])
-    rows = store.read("recall/show", lists={"rows": [
-        {"id": t.key[1], "scope": t.key[0]} for t in order]}) if order else []
+    rows = cast(list[ShowRow], store.read("recall/show", lists={"rows": [
+        {"id": t.key[1], "scope": t.key[0]} for t in order]})) if order else []
     profile.round_trips += 1 if order else 0
     # A memory a concurrent forget deleted since it was ranked is gone: not shown.
-    shown = {(row["scope"], row["id"]): row["memory"] for row in rows
-             if _alive(row["memory"])}
+    shown = {(row["scope"], row["id"]): memory for row in rows
+             if (memory := row["memory"]) is not None and _alive(memory)}
     by_key = {rank.key(r.memory): r for r in ranked}
     hits = [_hit(by_key[t.key], shown[t.key], t.score) if t.key in by_key
             else _arrival(t, shown[t.key], scoring, weight)

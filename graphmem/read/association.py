@@ -6,13 +6,13 @@ trip unless the first hop reaches more than its width; ranked with the direct hi
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import rank
-from graphmem.read.rows import placed
+from graphmem.read.rows import ExpandRow, PoolRow, placed
 from graphmem.write.extract import Extractor
 
 
@@ -71,16 +71,16 @@ def associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
 
 def expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
            vector: list[float] | None, entities: list[str], pool: list[rank.Candidate],
-           second_within: int = 0) -> dict[str, Any]:
+           second_within: int = 0) -> ExpandRow:
     """`recall/expand` from `sources`: one step, and the step after it in the same round
     trip when the first reaches at most `second_within` memories (`second`)."""
     # Lists whose sizes vary travel in one map (docs/decisions.md).
-    rows = store.read("recall/expand", **common, vector=vector,
+    rows = cast(list[ExpandRow], store.read("recall/expand", **common, vector=vector,
                       two_hops=second_within > 0, width=second_within,
                       lists={"sources": [{"scope": s, "id": i} for s, i in sources],
                              "entities": entities,
                              "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]}
-                                      for c in pool]})
+                                      for c in pool]}))
     row = rows[0]
     # What a concurrent forget deleted while this was read has null properties: gone, and
     # so are the edges to it, and a link deleted with the memory at its other end.
@@ -93,7 +93,7 @@ def expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str
     return row
 
 
-def _reached(found: dict[str, Any]) -> tuple[dict[rank.Key, dict[str, Any]],
+def _reached(found: ExpandRow) -> tuple[dict[rank.Key, dict[str, Any]],
                                             dict[rank.Key, float | None]]:
     """The memories a `recall/expand` reached, with their facts, and their cosines with
     the query."""
@@ -101,11 +101,13 @@ def _reached(found: dict[str, Any]) -> tuple[dict[rank.Key, dict[str, Any]],
             {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in found["memories"]})
 
 
-def _pooled(pool: list[rank.Candidate], rows: list[dict[str, Any]]) -> None:
+def _pooled(pool: list[rank.Candidate], rows: list[PoolRow]) -> None:
     """What each direct hit is about, of what the query names, and its neighbours in its
     session (`recall/expand`'s pool), set on its facts."""
     found = {(r["scope"], r["id"]): r for r in rows}
     for c in pool:
-        row = found.get(rank.key(c.memory), {})
-        c.memory.update(about=row.get("about", []), before=row.get("before"),
-                        after=row.get("after"))
+        row = found.get(rank.key(c.memory))
+        if row is None:
+            c.memory.update(about=[], before=None, after=None)
+        else:
+            c.memory.update(about=row["about"], before=row["before"], after=row["after"])

@@ -10,7 +10,7 @@ import math
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, cast
 
 from graphmem.errors import InputError
 from graphmem.graph.keys import scope_key
@@ -21,7 +21,7 @@ from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import keywords, rank
 from graphmem.read.plan import RecallPlan
-from graphmem.read.rows import placed
+from graphmem.read.rows import CandidateRow, RetrieveRow, TextListRow, placed
 from graphmem.types import META_KEY, RecallProfile
 from graphmem.vocabulary import KINDS
 from graphmem.write.gates import shown
@@ -134,8 +134,8 @@ class TextSearch:
                        "small": keywords.SMALL_SCOPE, "searches": searches}
         self.fields = plan.fields
         # The server finds them while the query embeds.
-        self.pending: Future[list[dict[str, Any]]] | None = (
-            store.submit("recall/text_lists", **self.params) if searches else None)
+        self.pending = cast("Future[list[TextListRow]]", store.submit(
+            "recall/text_lists", **self.params)) if searches else None
 
     def lists(self, store: Store, profile: RecallProfile) -> dict[str, Any]:
         """{"text": …, "context": …}: each field's best `fetch` as {id, scope, bm25}, or None
@@ -154,10 +154,11 @@ def direct(store: Store, query: str, vector: list[float] | None, lists: dict[str
     """The direct hits of `query` (with the full-text `lists` of `TextSearch.lists`),
     ranked by `rank.direct`, best `plan.pool_k` first."""
     if opts.mode == "exact":
-        rows = store.read("recall/exact", text=query, case_sensitive=opts.case_sensitive,
-                          **finding, k=plan.exact_k)
+        exact = cast(list[CandidateRow], store.read(
+            "recall/exact", text=query, case_sensitive=opts.case_sensitive, **finding,
+            k=plan.exact_k))
         profile.round_trips += 1
-        return rank.direct([rank.Candidate.of(placed(r)) for r in rows], scoring,
+        return rank.direct([rank.Candidate.of(placed(r)) for r in exact], scoring,
                            mode="exact", alpha=None, rrf_k=opts.fusion.rrf_k, context=False,
                            fetch=plan.fetch, k=max(plan.pool_k, plan.k))
     use_vector = vector if opts.mode in ("vector", "hybrid") else None
@@ -166,7 +167,7 @@ def direct(store: Store, query: str, vector: list[float] | None, lists: dict[str
               "fetch": plan.fetch, "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False,
               "scan_below": SCAN_BELOW}
     if use_vector is None:
-        rows = store.read("recall/retrieve", **params)
+        rows = cast(list[RetrieveRow], store.read("recall/retrieve", **params))
         profile.round_trips += 1
     else:
         key = (finding["scope"], tuple(opts.layers), tuple(opts.kinds or ()),
@@ -184,7 +185,7 @@ def direct(store: Store, query: str, vector: list[float] | None, lists: dict[str
 
 
 def vector_candidates(store: Store, name: str, params: dict[str, Any],
-                      key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
+                      key: tuple[Any, ...]) -> tuple[list[RetrieveRow], int]:
     """The rows of query `name` (recall/retrieve) whose vector list is this scope's true
     top `fetch`.
 
@@ -200,7 +201,7 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
     """
     if store.variant == "search" and not params["filters"]:
         # The index filters by everything else itself: its list is the scope's own top.
-        return store.read(name, **params), 1
+        return cast(list[RetrieveRow], store.read(name, **params)), 1
     fetch = params["fetch"]
     deepest = fetch * MAX_DEPTH
     cache = depths(store)
@@ -209,12 +210,11 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
     while True:
         trips += 1
         scan = depth > deepest
-        rows = store.read(name, **{**params, "index_fetch": min(depth, deepest), "scan": scan})
-        first = rows[0] if rows else {}
-        found = first.get("vector_found") or 0
+        rows = cast(list[RetrieveRow], store.read(
+            name, **{**params, "index_fetch": min(depth, deepest), "scan": scan}))
         # A scan (asked, or for a small scope) returns no index neighbours: nothing more.
-        # No row, or no candidate (associate's one row): none passed, or the scope is empty.
-        returned = first.get("index_returned")
+        found = (rows[0]["vector_found"] or 0) if rows else 0
+        returned = rows[0]["index_returned"] if rows else None
         returned = depth if returned is None else returned
         if scan or found >= fetch or returned < depth:
             cache.put(key, depth, uses + 1)
@@ -223,7 +223,7 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
         depth = deeper(depth, fetch, found, deepest + 1)
 
 
-def _text_lists(store: Store, rows: list[dict[str, Any]], params: dict[str, Any],
+def _text_lists(store: Store, rows: list[TextListRow], params: dict[str, Any],
                 terms: list[str], fields: list[str]) -> tuple[dict[str, Any], int]:
     """The full-text lists from `recall/text_lists`' rows (one per scope and field), each
     the best `fetch` of its field over every scope searched, as {id, scope, bm25}.
@@ -245,8 +245,9 @@ def _text_lists(store: Store, rows: list[dict[str, Any]], params: dict[str, Any]
             row = {**row, "found": [h for h in row["found"] if h["id"] is not None
                                     and (not row["small"] or h["text"] is not None)]}
             if row["small"]:
-                scores = keywords.bm25(terms, {h["id"]: h["text"] for h in row["found"]},
-                                       docs=row["docs"], chars=row["chars"])
+                texts = {h["id"]: h["text"] or "" for h in row["found"] if h["id"]}
+                scores = keywords.bm25(terms, texts, docs=row["docs"] or 0,
+                                       chars=row["chars"] or 0)
                 found[row["list"]] += [{"id": i, "scope": row["scope"], "bm25": score}
                                        for i, score in scores.items() if score > 0]
             elif (len(row["found"]) < fetch and row["returned"] >= search["limit"]
@@ -259,7 +260,7 @@ def _text_lists(store: Store, rows: list[dict[str, Any]], params: dict[str, Any]
         if not again:
             break
         params = {**params, "searches": again}
-        rows = store.read("recall/text_lists", **params)
+        rows = cast(list[TextListRow], store.read("recall/text_lists", **params))
         trips += 1
     lists: dict[str, Any] = {"text": None, "context": None}
     for field, hits in found.items():

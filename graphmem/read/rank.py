@@ -12,7 +12,7 @@ neighbours.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -251,7 +251,7 @@ class Spreading:
     subject_weight: float
 
 
-def hop(sources: dict[Key, float], edges: Sequence[dict[str, Any]], spreading: Spreading,
+def hop(sources: dict[Key, float], edges: Sequence[Mapping[str, Any]], spreading: Spreading,
         now: datetime) -> list[Reached]:
     """One hop from `sources` (memory -> activation) over `recall/expand`'s edges: each
     edge carries source activation x link weight x exp(-age / tau), or x entity_weight /
@@ -284,7 +284,7 @@ def hop(sources: dict[Key, float], edges: Sequence[dict[str, Any]], spreading: S
     return reached[:spreading.width]
 
 
-def named(rows: Sequence[dict[str, Any]], entities: int, width: int) -> list[Reached]:
+def named(rows: Sequence[Mapping[str, Any]], entities: int, width: int) -> list[Reached]:
     """The memories the query's entities reach: each entity's share (1 / `entities`)
     spread evenly over its memories (1 / degree), as a personalised PageRank's first step;
     the widest `width` (ties by id)."""

@@ -1,15 +1,128 @@
-"""Rows as public models: recall rows as Hits (the one mapping the read path's steps
-share) and memory rows as MemoryOut (get, history, export)."""
+"""What recall's named queries return, typed (each as its file's header says), and rows
+as public models: recall rows as Hits (the one mapping the read path's steps share) and
+memory rows as MemoryOut (get, history, export)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from graphmem.types import Hit, MemoryOut, PathStep
 
+#: A memory's facts as recall's queries project them (cypher/fragments/rank_facts).
+Facts = dict[str, Any]
 
-def to_hit(row: dict[str, Any], via: str = "direct", activation: float | None = None,
+
+class TextMatch(TypedDict):
+    """A full-text match: its memory (null properties if a forget deleted it meanwhile),
+    Lucene's score, and in a small scope the searched field's text."""
+
+    id: str | None
+    scope: str
+    bm25: float
+    text: str | None
+
+
+class TextListRow(TypedDict):
+    """`recall/text_lists`: one scope's search of one field (text or context)."""
+
+    list: str
+    scope: str
+    small: bool
+    returned: int
+    found: list[TextMatch]
+    docs: int | None
+    chars: int | None
+
+
+class ListPlace(TypedDict):
+    """A candidate's place in one list: vector, text, context, next or exact."""
+
+    list: str
+    rank: int | None
+    score: float | None
+
+
+class CandidateRow(TypedDict, total=False):
+    """A candidate of `recall/retrieve` (or a row of `recall/exact`)."""
+
+    memory: Facts
+    ranks: list[ListPlace]
+    has_context: bool
+    before: str | None
+    after: str | None
+    similarity: float | None
+    prev_query_similarity: float | None
+    prev_similarity: float | None
+
+
+class RetrieveRow(TypedDict):
+    """`recall/retrieve`'s one row: how many vector candidates passed, how many the index
+    returned (None after a scan), and the candidates."""
+
+    vector_found: int
+    index_returned: int | None
+    candidates: list[CandidateRow]
+
+
+#: An edge `recall/expand` walked ("from" is a keyword, hence this form).
+Edge = TypedDict("Edge", {"from": str, "from_scope": str, "to": str, "to_scope": str,
+                          "kind": str, "name": str | None, "weight": float | None,
+                          "since": int | None, "degree": int | None})
+
+
+class Named(TypedDict):
+    """A memory that mentions or is about an entity the query names."""
+
+    to: str
+    to_scope: str
+    entity: str
+    name: str
+    degree: int
+
+
+class ReachedRow(TypedDict):
+    """A memory association reached, with its facts and its similarity to the query."""
+
+    memory: Facts
+    about: list[str]
+    before: str | None
+    after: str | None
+    similarity: float | None
+
+
+class PoolRow(TypedDict):
+    """A direct hit's neighbours in its session and what it is about of what is named."""
+
+    id: str
+    scope: str
+    before: str | None
+    after: str | None
+    about: list[str]
+
+
+class ExpandRow(TypedDict):
+    """`recall/expand`'s one row."""
+
+    edges: list[Edge]
+    second: bool
+    second_edges: list[Edge]
+    named: list[Named]
+    named_entities: int
+    memories: list[ReachedRow]
+    pool: list[PoolRow]
+
+
+class ShowRow(TypedDict):
+    """`recall/show`: what the answer shows of one memory (null if it is gone)."""
+
+    id: str
+    scope: str
+    memory: Facts | None
+
+
+def to_hit(row: Mapping[str, Any], via: str = "direct", activation: float | None = None,
            path: list[PathStep] | None = None) -> Hit:
     """Build a Hit from a recall row; `meta.<key>` properties become its metadata."""
     memory = row["memory"]
@@ -54,7 +167,7 @@ def to_memory(row: dict[str, Any]) -> MemoryOut:
                      entities=row["entities"], supersedes=row["supersedes"])
 
 
-def placed(row: dict[str, Any]) -> dict[str, Any]:
+def placed(row: Mapping[str, Any]) -> dict[str, Any]:
     """A row of `recall/retrieve`, `exact` or `expand` whose memory's facts hold its
     neighbours in its session (conversation order reads them there) and what it is
     about, where the row says."""

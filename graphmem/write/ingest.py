@@ -182,6 +182,8 @@ def _reference_batches(batches: list[list[Row]]) -> dict[int, list[Row]]:
 
 
 T = TypeVar("T")
+P = TypeVar("P")  # a part of a pipelined write: a window of batches, a chunk
+
 
 def _retried(transactions: InputTransaction, work: Callable[[], T], *,
              failed: BaseException | None = None) -> T:
@@ -202,6 +204,26 @@ def _waited(job: Future[Any], timing: Timing) -> Any:
         return job.result()
     finally:
         timing.add("wait", started)
+
+
+def _pipelined(writer: Executor, parts: Sequence[P], embed: Callable[[P], None],
+               write: Callable[[P], None], timing: Timing) -> None:
+    """The write pipeline of a whole input and of a run: each part embedded in this
+    thread while `writer` writes the one before, one part in flight (so order and errors
+    stay simple); returns when the last is written."""
+    pending: Future[None] | None = None
+    try:
+        for part in parts:
+            embed(part)
+            if pending is not None:
+                _waited(pending, timing)
+            pending = writer.submit(write, part)
+        if pending is not None:
+            _waited(pending, timing)
+    except BaseException:
+        if pending is not None:
+            futures.wait([pending])  # the writer must be idle before the caller undoes
+        raise
 
 
 class _Inline(Executor):
@@ -243,21 +265,15 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
                 timing.add("write", started)
                 advance(len(batches[b]))
 
-        pending: Future[None] | None = None
+        windows = [(first, min(first + per_window, len(batches)))
+                   for first in range(0, len(batches), per_window)]
         try:
-            for first in range(0, len(batches), per_window):
-                last = min(first + per_window, len(batches))
-                _embed_and_extract(embedder, extractor, [  # a grouped input's came embedded
-                    r for b in batches[first:last] for r in b if r.vector is None], timing)
-                if pending is not None:
-                    _waited(pending, timing)  # one window in flight: order and errors stay simple
-                pending = writer.submit(write_window, first, last)
-            if pending is not None:
-                _waited(pending, timing)
+            _pipelined(writer, windows, lambda w: _embed_and_extract(
+                embedder, extractor,  # a grouped input's rows came embedded
+                [r for b in batches[w[0]:w[1]] for r in b if r.vector is None], timing),
+                lambda w: write_window(*w), timing)
             _waited(writer.submit(transactions.commit), timing)
         except Exception as e:
-            if pending is not None:
-                futures.wait([pending])  # the writer must be idle before the rollback
             transactions.rollback()
             if not retry.retryable(e):
                 raise
@@ -296,14 +312,8 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
             job.commit_chunk()
             advance(len(chunk))
 
-        pending: Future[None] | None = None
-        for chunk in chunks:
-            _embed_and_extract(embedder, extractor, chunk, timing)
-            if pending is not None:
-                _waited(pending, timing)
-            pending = writer.submit(write_chunk, chunk)
-        if pending is not None:
-            _waited(pending, timing)
+        _pipelined(writer, chunks, lambda chunk: _embed_and_extract(
+            embedder, extractor, chunk, timing), write_chunk, timing)
 
         referrers = [r for r in rows if references(r)]
 
