@@ -84,38 +84,6 @@ class GraphMem:
             runs.recover(self._store, None)
         return self._store
 
-    def at(self, now: datetime | None = None, *, embedder: Embedder | None = None) -> GraphMem:
-        """The same memory on the same connection, with its clock fixed at `now` (recall or
-        maintenance as of another day) or another embedder; close it before this one."""
-        return GraphMem(self.settings, embedder=embedder or self.embedder,
-                        now=now or self._now, summarizer=self.summarizer, store=self._db,
-                        reinforce_every=self._reinforce_every)
-
-    def now(self) -> datetime:
-        """The clock every time-dependent rule reads: fixed if given, else the wall clock."""
-        return self._now or utcnow()
-
-    def flush(self) -> None:
-        """Write the reinforcement of past recalls now (else: in the background, and on close)."""
-        self._reinforcer.flush()
-
-    def close(self) -> None:
-        """Write pending reinforcement and release the connection pool (also when the
-        write fails, which then raises)."""
-        try:
-            self._reinforcer.close()
-        finally:
-            if self._owns_store and self._store is not None:
-                self._store.close()
-                self._store = None
-
-    def init(self) -> list[IndexInfo]:
-        """Install the schema (idempotent), give each big scope its own indexes, and return
-        the indexes, all ONLINE."""
-        schema.install(self._db, self.embedder.dimensions)
-        self.ops.tune_indexes()  # big scopes written before they were due one, e.g. upgrades
-        return schema.indexes(self._db)
-
     def remember(self, records: str | MemoryIn | dict[str, Any]
                  | Iterable[str | MemoryIn | dict[str, Any]], *, source: str = "<api>",
                  **options: Unpack[WriteSettings]) -> WriteReport:
@@ -164,41 +132,35 @@ class GraphMem:
         return self.ops.write(collector.records, self.ops.write_options(**options),
                               skipped=collector.skipped, progress=progress)
 
-    def export(self, *, scope: str | None = None, include_shadowed: bool = False,
-               include_archived: bool = False, versions: bool = False) -> Iterator[MemoryIn]:
-        """A scope's memories as pack records (JSONL lines `remember` and `import_pack`
-        accept), oldest first: active ones, plus shadowed or archived ones if asked."""
-        return packs.export(self._db, self._scope(scope), shadowed=include_shadowed,
-                            archived=include_archived, versions=versions)
+    def recall(self, query: str, *, scope: str | None = None,
+               options: RecallOptions | None = None,
+               **settings: Unpack[RecallSettings]) -> RecallResult:
+        """The memories of a scope that best answer `query`, best first.
 
-    def export_pack(self, out: Path, *, scope: str | None = None,
-                    include_shadowed: bool = False, include_archived: bool = False) -> int:
-        """Write a scope's pack (`export`) to the file `out`, whole or not at all; returns
-        how many memories it holds."""
-        return packs.write_pack(self.export(scope=scope, include_shadowed=include_shadowed,
-                                            include_archived=include_archived), out)
+        `settings` are RecallOptions fields (mode, top_k, hops, kinds, filters, …) or a
+        knob's short name (alpha, rrf_k, turn_weight, …).
+        What it returns is reinforced in the background (see `flush`), unless
+        `reinforce=False`.
+        """
+        base = options.model_dump() if options else {}
+        if options is None or "decay" not in options.model_fields_set:
+            base["decay"] = self.settings.decay_table()  # the configured curves stand
+        opts = parse(RecallOptions, {**base, **settings})
+        now = self.now()
+        target = self._scope(scope)
+        result = retrieval.recall(self._db, self.embedder, query, scope=target, now=now,
+                                  options=opts, extractor=self.ops.extractor)
+        if opts.feedback.reinforce and (item := reinforcement.plan(
+                result.hits, scope=target, now=now, opts=opts, embedder=self.embedder)):
+            self._reinforcer.submit(item)
+        return result
 
-    def import_pack(self, source: str | Path | Iterable[MemoryIn | dict[str, Any]], *,
-                    scope: str | None = None, id_prefix: str | None = None,
-                    skip_invalid: bool = False, progress: bool = False,
-                    allow_forgotten: bool = False) -> WriteReport:
-        """Write a pack (a JSONL file, or records) into a scope as one all-or-nothing
-        batch. The signal gate is off (a pack was gated when it was made); the secret
-        scanner still runs. `id_prefix` renames its ids, so a pack fits several scopes."""
-        records, skipped = packs.read_pack(source, id_prefix=id_prefix,
-                                           skip_invalid=skip_invalid)
-        opts = self.ops.write_options(scope=scope, signal_gate=False,
-                                      allow_forgotten=allow_forgotten)
-        return self.ops.write(records, opts, skipped=skipped, progress=progress)
-
-    def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
-        """How many memories a scope holds (every lifecycle), or the whole graph."""
-        return find.count(self._db, None if all_scopes else self._scope(scope))
-
-    def links(self, ids: Sequence[str], *, scope: str | None = None) -> list[Link]:
-        """The graph around some memories of a scope: every edge from one of them to a
-        memory, entity or session (at most 500), to draw or inspect."""
-        return find.links(self._db, self._scope(scope), ids)
+    def context(self, *, scope: str | None = None, top: int = CONTEXT_TOP,
+                max_tokens: int = CONTEXT_TOKENS) -> Context:
+        """L0 (counts per kind) and L1 (the best memories, type-budgeted, under
+        `max_tokens`), ready for an agent's system prompt."""
+        return context.build(self._db, self._scope(scope), self.now(), top=top,
+                             max_tokens=max_tokens)
 
     def get(self, ids: Sequence[str] | None = None, *, meta: tuple[str, Any] | None = None,
             scope: str | None = None, limit: int = 100) -> list[MemoryOut]:
@@ -207,6 +169,11 @@ class GraphMem:
         A value given as text also matches the number or boolean it spells ("3" finds 3).
         """
         return find.find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
+
+    def links(self, ids: Sequence[str], *, scope: str | None = None) -> list[Link]:
+        """The graph around some memories of a scope: every edge from one of them to a
+        memory, entity or session (at most 500), to draw or inspect."""
+        return find.links(self._db, self._scope(scope), ids)
 
     def recent(self, scope: str | None = None, *, layers: Sequence[str] = (),
                order: str | None = None, offset: int = 0,
@@ -232,59 +199,9 @@ class GraphMem:
         """The scopes whose names start with `prefix` that hold a live memory, sorted."""
         return find.scopes_under(self._db, prefix)
 
-    def recall(self, query: str, *, scope: str | None = None,
-               options: RecallOptions | None = None,
-               **settings: Unpack[RecallSettings]) -> RecallResult:
-        """The memories of a scope that best answer `query`, best first.
-
-        `settings` are RecallOptions fields (mode, top_k, hops, kinds, filters, …) or a
-        knob's short name (alpha, rrf_k, turn_weight, …).
-        What it returns is reinforced in the background (see `flush`), unless
-        `reinforce=False`.
-        """
-        base = options.model_dump() if options else {}
-        if options is None or "decay" not in options.model_fields_set:
-            base["decay"] = self.settings.decay_table()  # the configured curves stand
-        opts = parse(RecallOptions, {**base, **settings})
-        now = self.now()
-        target = self._scope(scope)
-        result = retrieval.recall(self._db, self.embedder, query, scope=target, now=now,
-                                  options=opts, extractor=self.ops.extractor)
-        if opts.feedback.reinforce and (item := reinforcement.plan(
-                result.hits, scope=target, now=now, opts=opts, embedder=self.embedder)):
-            self._reinforcer.submit(item)
-        return result
-
-    def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
-              dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
-        """Run maintenance (lifecycle, tiers, link pruning, consolidation, reflection) over
-        one scope, or every scope with `all_scopes`; never deletes a memory (but first
-        undoes a run whose writer died: graphmem.write.runs)."""
-        target = self._scopes(scope, all_scopes)
-        if not dry_run:  # a long-lived process connected before the run's writer died
-            runs.recover(self._db, target)
-        report = maintenance.sweep(self._db, embedder=self.embedder,
-                                   summarizer=self.summarizer, write=self.ops.write_made,
-                                   scope=target, now=self.now(),
-                                   decay=self.settings.decay_table(), options=options,
-                                   dry_run=dry_run)
-        if not dry_run:  # a scope may have become a small share of a grown store
-            self.ops.tune_indexes()
-        return report
-
-    def consolidate(self, *, scope: str | None = None,
-                    options: SweepOptions | None = None) -> maintenance.Consolidation:
-        """Consolidate related episodic memories now (the sweep's consolidation step
-        alone): how many semantic memories were created and confirmed."""
-        return maintenance.consolidate(self._db, embedder=self.embedder,
-                                       summarizer=self.summarizer, write=self.ops.write_made,
-                                       scope=self._scope(scope), now=self.now(),
-                                       opts=options or SweepOptions(), dry_run=False)
-
-    def overview(self, *, scope: str | None = None,
-                 all_scopes: bool = False) -> maintenance.Overview:
-        """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""
-        return maintenance.overview(self._db, self._scopes(scope, all_scopes))
+    def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
+        """How many memories a scope holds (every lifecycle), or the whole graph."""
+        return find.count(self._db, None if all_scopes else self._scope(scope))
 
     def feedback(self, memory_id: str, *, used: bool,
                  scope: str | None = None) -> edits.FeedbackResult:
@@ -320,6 +237,64 @@ class GraphMem:
         return edits.forget(self._db, memory_id, scope=self._scope(scope), now=self.now(),
                             by=self.settings.added_by, hard=hard)
 
+    def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
+              dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
+        """Run maintenance (lifecycle, tiers, link pruning, consolidation, reflection) over
+        one scope, or every scope with `all_scopes`; never deletes a memory (but first
+        undoes a run whose writer died: graphmem.write.runs)."""
+        target = self._scopes(scope, all_scopes)
+        if not dry_run:  # a long-lived process connected before the run's writer died
+            runs.recover(self._db, target)
+        report = maintenance.sweep(self._db, embedder=self.embedder,
+                                   summarizer=self.summarizer, write=self.ops.write_made,
+                                   scope=target, now=self.now(),
+                                   decay=self.settings.decay_table(), options=options,
+                                   dry_run=dry_run)
+        if not dry_run:  # a scope may have become a small share of a grown store
+            self.ops.tune_indexes()
+        return report
+
+    def consolidate(self, *, scope: str | None = None,
+                    options: SweepOptions | None = None) -> maintenance.Consolidation:
+        """Consolidate related episodic memories now (the sweep's consolidation step
+        alone): how many semantic memories were created and confirmed."""
+        return maintenance.consolidate(self._db, embedder=self.embedder,
+                                       summarizer=self.summarizer, write=self.ops.write_made,
+                                       scope=self._scope(scope), now=self.now(),
+                                       opts=options or SweepOptions(), dry_run=False)
+
+    def overview(self, *, scope: str | None = None,
+                 all_scopes: bool = False) -> maintenance.Overview:
+        """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""
+        return maintenance.overview(self._db, self._scopes(scope, all_scopes))
+
+    def export(self, *, scope: str | None = None, include_shadowed: bool = False,
+               include_archived: bool = False, versions: bool = False) -> Iterator[MemoryIn]:
+        """A scope's memories as pack records (JSONL lines `remember` and `import_pack`
+        accept), oldest first: active ones, plus shadowed or archived ones if asked."""
+        return packs.export(self._db, self._scope(scope), shadowed=include_shadowed,
+                            archived=include_archived, versions=versions)
+
+    def export_pack(self, out: Path, *, scope: str | None = None,
+                    include_shadowed: bool = False, include_archived: bool = False) -> int:
+        """Write a scope's pack (`export`) to the file `out`, whole or not at all; returns
+        how many memories it holds."""
+        return packs.write_pack(self.export(scope=scope, include_shadowed=include_shadowed,
+                                            include_archived=include_archived), out)
+
+    def import_pack(self, source: str | Path | Iterable[MemoryIn | dict[str, Any]], *,
+                    scope: str | None = None, id_prefix: str | None = None,
+                    skip_invalid: bool = False, progress: bool = False,
+                    allow_forgotten: bool = False) -> WriteReport:
+        """Write a pack (a JSONL file, or records) into a scope as one all-or-nothing
+        batch. The signal gate is off (a pack was gated when it was made); the secret
+        scanner still runs. `id_prefix` renames its ids, so a pack fits several scopes."""
+        records, skipped = packs.read_pack(source, id_prefix=id_prefix,
+                                           skip_invalid=skip_invalid)
+        opts = self.ops.write_options(scope=scope, signal_gate=False,
+                                      allow_forgotten=allow_forgotten)
+        return self.ops.write(records, opts, skipped=skipped, progress=progress)
+
     def drop_scope(self, scope: str) -> int:
         """Delete a whole scope: its memories, sessions, entities, sweep records and
         tombstones, leaving nothing behind (unlike `forget`); returns the memories deleted.
@@ -330,6 +305,44 @@ class GraphMem:
         self.flush()  # reinforcement still being written would deadlock with the delete
         return self.ops.drop_scope(target)
 
+    def doctor(self) -> DoctorReport:
+        """Check the server, the indexes and the embedder; never raises for a sick server."""
+        e = self.embedder
+        return schema.doctor(self._db, EmbedderInfo(model=e.name, path=e.path,
+                                                    dimensions=e.dimensions))
+
+    def init(self) -> list[IndexInfo]:
+        """Install the schema (idempotent), give each big scope its own indexes, and return
+        the indexes, all ONLINE."""
+        schema.install(self._db, self.embedder.dimensions)
+        self.ops.tune_indexes()  # big scopes written before they were due one, e.g. upgrades
+        return schema.indexes(self._db)
+
+    def at(self, now: datetime | None = None, *, embedder: Embedder | None = None) -> GraphMem:
+        """The same memory on the same connection, with its clock fixed at `now` (recall or
+        maintenance as of another day) or another embedder; close it before this one."""
+        return GraphMem(self.settings, embedder=embedder or self.embedder,
+                        now=now or self._now, summarizer=self.summarizer, store=self._db,
+                        reinforce_every=self._reinforce_every)
+
+    def now(self) -> datetime:
+        """The clock every time-dependent rule reads: fixed if given, else the wall clock."""
+        return self._now or utcnow()
+
+    def flush(self) -> None:
+        """Write the reinforcement of past recalls now (else: in the background, and on close)."""
+        self._reinforcer.flush()
+
+    def close(self) -> None:
+        """Write pending reinforcement and release the connection pool (also when the
+        write fails, which then raises)."""
+        try:
+            self._reinforcer.close()
+        finally:
+            if self._owns_store and self._store is not None:
+                self._store.close()
+                self._store = None
+
     def _scope(self, scope: str | None) -> str:
         return valid_scope(scope) or self.settings.scope
 
@@ -338,16 +351,3 @@ class GraphMem:
         if all_scopes and scope:
             raise InputError("give a scope or all scopes, not both", field="all_scopes")
         return None if all_scopes else self._scope(scope)
-
-    def context(self, *, scope: str | None = None, top: int = CONTEXT_TOP,
-                max_tokens: int = CONTEXT_TOKENS) -> Context:
-        """L0 (counts per kind) and L1 (the best memories, type-budgeted, under
-        `max_tokens`), ready for an agent's system prompt."""
-        return context.build(self._db, self._scope(scope), self.now(), top=top,
-                             max_tokens=max_tokens)
-
-    def doctor(self) -> DoctorReport:
-        """Check the server, the indexes and the embedder; never raises for a sick server."""
-        e = self.embedder
-        return schema.doctor(self._db, EmbedderInfo(model=e.name, path=e.path,
-                                                    dimensions=e.dimensions))
