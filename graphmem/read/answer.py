@@ -4,7 +4,7 @@ asked to be diverse (docs/architecture.md, "The read path")."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypeGuard, cast
 
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
@@ -27,8 +27,8 @@ def answer(store: Store, ranked: list[rank.Ranked], opts: RecallOptions, plan: R
         {"id": t.key[1], "scope": t.key[0]} for t in order]})) if order else []
     profile.round_trips += 1 if order else 0
     # A memory a concurrent forget deleted since it was ranked is gone: not shown.
-    shown = {(row["scope"], row["id"]): memory for row in rows
-             if (memory := row["memory"]) is not None and _alive(memory)}
+    shown = {(row["scope"], row["id"]): row["memory"] for row in rows
+             if _alive(row["memory"])}
     by_key = {rank.key(r.memory): r for r in ranked}
     hits = [_hit(by_key[t.key], shown[t.key], t.score) if t.key in by_key
             else _arrival(t, shown[t.key], scoring, weight)
@@ -64,6 +64,6 @@ def _arrival(t: turns.Turn, memory: dict[str, Any], scoring: rank.Scoring,
                   via="association", activation=t.score, path=t.path(weight))
 
 
-def _alive(memory: dict[str, Any] | None) -> bool:
+def _alive(memory: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:
     return memory is not None and memory.get("id") is not None \
         and memory.get("text") is not None
