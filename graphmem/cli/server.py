@@ -45,9 +45,11 @@ def _render(status: ServerStatus) -> Callable[[Console], None]:
 @handled
 def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
         "--plan/--no-plan", help="Have the server plan recall's queries as it starts (a "
-        "few seconds), so that the first recall does not wait for that.")] = True) -> None:
-    """Fetch (first time only), start in the background, wait until Bolt answers, plan
-    recall's queries, and make the embedding model's export if there is none yet."""
+        "few seconds), so that the first recall does not wait for that; a new database "
+        "gets graphmem's schema first.")] = True) -> None:
+    """Fetch (first time only), start in the background, wait until Bolt answers, install
+    the schema on a new database, plan recall's queries, and make the embedding model's
+    export if there is none yet."""
     from graphmem.api import GraphMem
     from graphmem.settings import load_settings
 
@@ -55,8 +57,14 @@ def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
     with GraphMem(load_settings(neo4j_uri=status.uri)) as mem:
         if plan:
             took = mem.ops.plan_ahead()
+            if took is None:
+                # A server with no schema yet is a new one: set it up now, so that the
+                # first remember and recall work without a separate `graphmem init`.
+                mem.init()
+                say("graphmem's schema installed (a new database)")
+                took = mem.ops.plan_ahead()
             say(f"recall's queries planned in {took:.0f} ms" if took is not None else
-                "recall's queries will be planned by the first recall (no schema yet: init)")
+                "recall's queries will be planned by the first recall")
         try:
             mem.ops.warm_embedder(say)
         except GraphmemError as e:  # the server runs; the first call will say it again
