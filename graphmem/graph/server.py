@@ -228,8 +228,12 @@ class LocalServer:
                "JAVA_HOME": str(java_home), "NEO4J_SHUTDOWN_TIMEOUT": str(wait),
                "PATH": f"{java_home / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
         cmd = [str(java), "-cp", f"{self.lib}/*", main, *args]
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False,
-                              timeout=wait + 30)
+        try:
+            done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False,
+                                  timeout=wait + 30)
+        except subprocess.TimeoutExpired as e:
+            raise ServerError(f"`{main.rsplit('.', 1)[-1]} {args[0]}` did not finish within "
+                              f"{wait + 30} s", f"see {self.home / 'logs'}") from e
         if done.returncode != 0:
             output = (done.stdout + done.stderr).strip().splitlines()[-3:]
             raise ServerError(f"`{main.rsplit('.', 1)[-1]} {args[0]}` failed: "
