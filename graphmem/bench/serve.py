@@ -36,14 +36,13 @@ import numpy as np
 from pydantic import BaseModel
 
 from graphmem.api import GraphMem
+from graphmem.bench import cpu
 
 VERBS = ("remember", "recall", "update", "forget", "feedback", "cross")
 #: How often each verb is drawn (the rest of a client's loop).
 MIX = {"remember": 0.35, "recall": 0.3, "update": 0.08, "forget": 0.07, "feedback": 0.1,
        "cross": 0.1}
 GROUPS = 4
-#: Clock ticks per second of /proc's CPU counters.
-_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _WORDS = ["harbour", "ferry", "bakery", "lisbon", "piano", "deploy", "release", "museum",
           "tram", "river", "office", "garden", "recital", "budget", "invoice", "meeting",
           "kitchen", "window", "train", "ticket"]
@@ -95,26 +94,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU seconds process `pid` has used, from /proc (None if unreadable)."""
-    if pid is None:
-        return None
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()  # noqa: SIM115
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
-
-
-def _neo4j_pid(mem: GraphMem) -> int | None:
-    """The pid of the Neo4j graphmem started for these settings, if that is the one the
-    bench talks to."""
-    from graphmem.graph.server import LocalServer
-
-    local = LocalServer(mem.settings)
-    return local.pid() if local.uri == mem.settings.neo4j_uri else None
-
-
 def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         sigterm_at: float | None = None, seed: int = 7, scopes: int = GROUPS) -> ServeBench:
     """Start the service, load it for `seconds` with `clients` clients on `scopes`
@@ -140,8 +119,8 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         _wait_ready(url, proc, log.name)
         start = time.monotonic()
         stop_at = start + seconds
-        neo4j = _neo4j_pid(mem)
-        cpu_at = [_cpu_seconds(proc.pid), _cpu_seconds(neo4j)]
+        neo4j = cpu.neo4j_pid(mem)
+        cpu_at = [cpu.seconds(proc.pid), cpu.seconds(neo4j)]
         threads = [threading.Thread(target=_client, args=(
             url, c % groups, tokens, names, ledgers[c], stop_at, stopped,
             random.Random(seed + c)))
@@ -150,14 +129,14 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
             t.start()
         if sigterm_at is not None:
             time.sleep(max(0.0, start + sigterm_at - time.monotonic()))
-            cpu_to = [_cpu_seconds(proc.pid), _cpu_seconds(neo4j)]
+            cpu_to = [cpu.seconds(proc.pid), cpu.seconds(neo4j)]
             stopped.set()
             proc.send_signal(signal.SIGTERM)
             exit_code = proc.wait(timeout=120)
         for t in threads:
             t.join()
         if sigterm_at is None:
-            cpu_to = [_cpu_seconds(proc.pid), _cpu_seconds(neo4j)]
+            cpu_to = [cpu.seconds(proc.pid), cpu.seconds(neo4j)]
         took = time.monotonic() - start
     finally:
         if proc.poll() is None:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, computed_field
 from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
-from graphmem.bench import LOCOMO_MODES
+from graphmem.bench import LOCOMO_MODES, cpu
 from graphmem.embed import Embedder
 from graphmem.types import MemoryIn, RecallProfile
 from graphmem.write import formats
@@ -35,6 +35,10 @@ class LatencyRow(BaseModel):
     steps_p50_ms: dict[str, float] = {}
     steps_p95_ms: dict[str, float] = {}
     round_trips: float = 0.0  # per default recall, on average
+    #: The default recall's CPU milliseconds, on average: this process's (the query's
+    #: embedding, ranking, the driver) and the local Neo4j's (None where /proc cannot
+    #: tell); beside its p50, they say how much of the wait is the machine's cores.
+    cpu_ms: dict[str, float | None] = {}
     #: Hybrid + association per query runtime, asked in turn in the same run:
     #: runtime -> [p50, p95, embed step p50].
     runtimes: dict[str, list[float]] = {}
@@ -200,15 +204,19 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
     timings: dict[str, list[float]] = {m: [] for m in LATENCY_MODES}
     timings["numpy brute force"] = []
     profiles: list[RecallProfile] = []
+    meter = cpu.Meter(mem)
     for q in asked[:20]:  # warm the plans and caches
         for settings in LATENCY_MODES.values():
             mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
     for q in asked:
         for name, settings in LATENCY_MODES.items():
             mem.embedder.forget_queries()  # query embedding included, every time
+            if name == "default":
+                meter.start()
             result = mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]
             timings[name].append(result.took_ms)
             if name == "default":
+                meter.stop()
                 profiles.append(result.profile)
     # Apart from the recalls, first on one BLAS thread (OpenBLAS threads spin after a
     # product and would take a core from the server, and from the model's own threads),
@@ -228,6 +236,7 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
         steps_p50_ms={s: round(float(np.percentile(t, 50)), 1) for s, t in steps.items()},
         steps_p95_ms={s: round(float(np.percentile(t, 95)), 1) for s, t in steps.items()},
         round_trips=round(float(np.mean([p.round_trips for p in profiles])), 2),
+        cpu_ms=meter.per_call(),
         runtimes=runtimes)
 
 

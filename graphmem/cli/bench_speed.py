@@ -67,13 +67,18 @@ def latency(
                 f"{row.p50_ms[m]:.1f} / {row.p95_ms[m]:.1f}" for m in modes))
         c.print(table)
         steps = Table("memories", *(f"{s} p50/p95" for s in synthetic.STEPS), "round trips",
+                      "CPU: this process / Neo4j",
                       title="The default recall, step by step (ms)", title_justify="left",
                       caption="text: waiting for the full-text lists once the query is "
-                      "embedded (they run meanwhile)", caption_justify="left")
+                      "embedded (they run meanwhile); CPU: a recall's mean, every thread",
+                      caption_justify="left")
         for row in result.rows:
+            neo4j = row.cpu_ms.get("neo4j")
             steps.add_row(f"{row.memories:,}", *(
                 f"{row.steps_p50_ms[s]:.1f} / {row.steps_p95_ms[s]:.1f}" for s in synthetic.STEPS),
-                f"{row.round_trips:.2f}")
+                f"{row.round_trips:.2f}",
+                f"{row.cpu_ms.get('python', 0):.1f} / "
+                + ("?" if neo4j is None else f"{neo4j:.1f}"))
         c.print(steps)
         names = list(result.rows[0].runtimes) if result.rows else []
         if names:

@@ -281,6 +281,10 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     assert set(rows[0]["steps_p50_ms"]) == {"embed", "text", "candidates", "associate",
                                              "turns"}
     assert all(r["steps_p50_ms"]["embed"] > 0 and r["round_trips"] >= 2 for r in rows)
+    # What a default recall costs the cores: this process's CPU, and Neo4j's where the
+    # bench can read its counters (a server graphmem started).
+    assert all(r["cpu_ms"]["python"] > 0 for r in rows)
+    assert all(r["cpu_ms"]["neo4j"] is None or r["cpu_ms"]["neo4j"] >= 0 for r in rows)
     # The targets' figures: against numpy, and from one size to the next.
     assert all(r["vs_numpy"] == pytest.approx(
         r["p50_ms"]["hybrid+assoc"] / r["p50_ms"]["numpy brute force"], abs=0.01) for r in rows)

@@ -1,12 +1,16 @@
 """The benchmarks' scoring on cases where ranking matters: evidence is read from LoCoMo's
 strings, recall@5/@10 moves with where the evidence is ranked, rows average per
-category, and replay splits a conversation's questions in order."""
+category, and replay splits a conversation's questions in order; the CPU a bench reads
+from /proc."""
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
-from graphmem.bench import Found, evidence, mode_scores, score
+from graphmem.bench import Found, cpu, evidence, mode_scores, score
 from graphmem.bench.replay import halves
 
 
@@ -49,3 +53,15 @@ def test_replay_asks_the_first_half_first() -> None:
     assert [q["question"] for q in first] == ["0", "1"]
     assert [q["question"] for q in second] == ["2", "3", "4"]
     assert halves([]) == ([], [])
+
+
+def test_cpu_seconds_read_a_live_process_and_nothing_else() -> None:
+    before = cpu.seconds(os.getpid())
+    assert before is not None and before >= 0
+    ends = time.process_time() + 0.05
+    while time.process_time() < ends:  # a clock tick's worth of work, at least
+        pass
+    after = cpu.seconds(os.getpid())
+    assert after is not None and after > before
+    assert cpu.seconds(None) is None
+    assert cpu.seconds(2**22 + 12345) is None  # no such process (above Linux's pid_max)

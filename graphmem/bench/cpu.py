@@ -1,0 +1,64 @@
+"""CPU time from /proc: what this process and the local Neo4j spend, so that a bench can
+say whether the machine, not a lock or a wait, is what a request queues on."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from graphmem.api import GraphMem
+
+#: Clock ticks per second of /proc's CPU counters.
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds process `pid` has used, from /proc (None if unreadable)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def neo4j_pid(mem: GraphMem) -> int | None:
+    """The pid of the Neo4j graphmem started for these settings, if that is the one the
+    bench talks to."""
+    from graphmem.graph.server import LocalServer
+
+    local = LocalServer(mem.settings)
+    return local.pid() if local.uri == mem.settings.neo4j_uri else None
+
+
+class Meter:
+    """CPU milliseconds per call of this process (every thread) and of the local Neo4j,
+    summed over the calls timed between `start` and `stop`. /proc counts Neo4j in clock
+    ticks (10 ms): one call's share is coarse, the mean of a hundred is not."""
+
+    def __init__(self, mem: GraphMem) -> None:
+        self.pid = neo4j_pid(mem)
+        self.calls = 0
+        self.python = 0.0
+        self.neo4j: float | None = 0.0 if seconds(self.pid) is not None else None
+        self._at: tuple[float, float | None] = (0.0, None)
+
+    def start(self) -> None:
+        """Begin timing one call."""
+        self._at = (time.process_time(), seconds(self.pid))
+
+    def stop(self) -> None:
+        """End timing the call `start` began."""
+        python, neo4j = time.process_time(), seconds(self.pid)
+        self.calls += 1
+        self.python += python - self._at[0]
+        if self.neo4j is not None and neo4j is not None and self._at[1] is not None:
+            self.neo4j += neo4j - self._at[1]
+
+    def per_call(self) -> dict[str, float | None]:
+        """{"python": ms, "neo4j": ms or None where its counters cannot be read}, a call."""
+        n = max(self.calls, 1)
+        return {"python": round(self.python * 1000 / n, 1),
+                "neo4j": None if self.neo4j is None else round(self.neo4j * 1000 / n, 1)}
