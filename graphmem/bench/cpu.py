@@ -62,3 +62,28 @@ class Meter:
         n = max(self.calls, 1)
         return {"python": round(self.python * 1000 / n, 1),
                 "neo4j": None if self.neo4j is None else round(self.neo4j * 1000 / n, 1)}
+
+
+#: A server is at rest when it uses less than this share of one core...
+QUIET_SHARE = 0.1
+#: ...over this many seconds.
+QUIET_WINDOW = 5.0
+
+
+def rest(pid: int | None, at_least: float, at_most: float = 600.0,
+         window: float = QUIET_WINDOW) -> float:
+    """Wait `at_least` seconds, then until process `pid` (the local Neo4j: its index merges
+    after a bulk write can take a core for minutes) uses less than QUIET_SHARE of a core
+    over `window` seconds, at most `at_most` seconds in all; where its CPU cannot be
+    read, `at_least` alone. Returns the seconds waited."""
+    started = time.monotonic()
+    time.sleep(at_least)
+    while time.monotonic() - started < at_most:
+        before = seconds(pid)
+        if before is None:
+            break
+        time.sleep(window)
+        after = seconds(pid)
+        if after is None or after - before < QUIET_SHARE * window:
+            break
+    return round(time.monotonic() - started, 1)

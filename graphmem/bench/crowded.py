@@ -123,6 +123,7 @@ def _time(mem: GraphMem, label: str, memories: str, asked: list[str],
     for scope, q in plan:
         for m in MODES:
             mem.embedder.forget_queries()  # query embedding included, every time
+            mem.flush()  # the last recall's reinforcement, written before this one, untimed
             result = mem.recall(q, scope=scope, top_k=10, **LATENCY_MODES[m])  # type: ignore[arg-type]
             timings[m].append(result.took_ms)
             if m == "default":

@@ -39,6 +39,8 @@ class LatencyRow(BaseModel):
     #: embedding, ranking, the driver) and the local Neo4j's (None where /proc cannot
     #: tell); beside its p50, they say how much of the wait is the machine's cores.
     cpu_ms: dict[str, float | None] = {}
+    #: Seconds waited after the build for the server to come to rest (`cpu.rest`).
+    rested_seconds: float = 0.0
     #: Hybrid + association per query runtime, asked in turn in the same run:
     #: runtime -> [p50, p95, embed step p50].
     runtimes: dict[str, list[float]] = {}
@@ -105,8 +107,9 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
             stored += _grow(mem, scope, samples, vectors, start, size, rng, sigma)
             build += time.perf_counter() - started
             mem.ops.settle()
-            time.sleep(settle)  # let the server's background work after a bulk write finish
-            rows.append(_measure(mem, scope, asked, np.concatenate(stored), size))
+            rested = cpu.rest(cpu.neo4j_pid(mem), settle)
+            rows.append(_measure(mem, scope, asked, np.concatenate(stored), size)
+                        .model_copy(update={"rested_seconds": rested}))
     finally:
         mem.drop_scope(scope)
     return LatencyBench(cores=os.cpu_count() or 1, queries=len(asked), rows=rows,
@@ -211,6 +214,9 @@ def _measure(mem: GraphMem, scope: str, asked: list[str], matrix: np.ndarray,
     for q in asked:
         for name, settings in LATENCY_MODES.items():
             mem.embedder.forget_queries()  # query embedding included, every time
+            # The last recall's reinforcement is written before this one is timed, as an
+            # agent's is while it reads its answer: not by the server meanwhile.
+            mem.flush()
             if name == "default":
                 meter.start()
             result = mem.recall(q, scope=scope, top_k=10, **settings)  # type: ignore[arg-type]

@@ -38,7 +38,8 @@ def latency(
                      ] = "1000,10000,100000",
     queries: Annotated[int, typer.Option(help="Queries per mode and size.")] = 100,
     settle: Annotated[float, typer.Option(
-        help="Seconds to wait after each bulk build before measuring.")] = 10.0,
+        help="Seconds to wait after each bulk build before measuring, at least (then "
+        "until a local Neo4j is at rest).")] = 10.0,
     as_json: JsonOpt = False,
 ) -> None:
     """p50/p95 recall latency per mode at growing store sizes (query embedding

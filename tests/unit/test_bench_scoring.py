@@ -6,6 +6,8 @@ from /proc."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -65,3 +67,15 @@ def test_cpu_seconds_read_a_live_process_and_nothing_else() -> None:
     assert after is not None and after > before
     assert cpu.seconds(None) is None
     assert cpu.seconds(2**22 + 12345) is None  # no such process (above Linux's pid_max)
+
+
+def test_rest_waits_for_a_busy_process_and_not_for_an_idle_one() -> None:
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        assert cpu.rest(idle.pid, 0, window=0.3) < 1.0  # one window, quiet: done
+        assert cpu.rest(busy.pid, 0, at_most=1.5, window=0.3) >= 1.5  # never quiet
+        assert cpu.rest(None, 0.1) < 0.5  # nothing to read: the minimum alone
+    finally:
+        idle.kill()
+        busy.kill()
