@@ -52,6 +52,12 @@ class LatencyRow(BaseModel):
         return round(self.p50_ms["hybrid+assoc"] / max(self.p50_ms["numpy brute force"],
                                                         1e-9), 2)
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def default_vs_numpy(self) -> float:
+        """The default recall's p50 over numpy brute force's, embedding in both."""
+        return round(self.p50_ms["default"] / max(self.p50_ms["numpy brute force"], 1e-9), 2)
+
 
 class LatencyBench(BaseModel):
     """`bench latency`: p50/p95 per mode and store size, query embedding included."""

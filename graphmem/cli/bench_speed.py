@@ -95,6 +95,8 @@ def latency(
                     f"{row.p50_ms['hybrid+assoc']:.1f} ms (target 20), p95 "
                     f"{row.p95_ms['hybrid+assoc']:.1f} (target 50), {row.vs_numpy:.2f}x numpy "
                     "(target 1.2)")
+            c.print(f"the default at {row.memories:,}: p50 {row.p50_ms['default']:.1f} ms, "
+                    f"{row.default_vs_numpy:.2f}x numpy brute force + embedding (target 2)")
         for small, big, ratio in result.growth:
             c.print(f"from {small:,} to {big:,} memories: {ratio:.2f}x (target 1.5 per 10x)")
 

@@ -288,6 +288,8 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
     # The targets' figures: against numpy, and from one size to the next.
     assert all(r["vs_numpy"] == pytest.approx(
         r["p50_ms"]["hybrid+assoc"] / r["p50_ms"]["numpy brute force"], abs=0.01) for r in rows)
+    assert all(r["default_vs_numpy"] == pytest.approx(
+        r["p50_ms"]["default"] / r["p50_ms"]["numpy brute force"], abs=0.01) for r in rows)
     growth = json.loads(done.stdout)["growth"]
     assert [g[:2] for g in growth] == [[40, 80]] and growth[0][2] > 0
     # The two query runtimes, asked in turn: both answered, each with its embedding time.
