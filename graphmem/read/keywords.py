@@ -21,15 +21,12 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from graphmem.graph.scope_indexes import OWN_INDEX_AT
 
 _IDEOGRAPHS = "\u3040-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[{_IDEOGRAPHS}]|[^\W{_IDEOGRAPHS}]+", re.UNICODE)
-_SINGLE = re.compile(rf"[{_IDEOGRAPHS}]")
-#: A character inside a run of letters and digits (a word goes on through it).
-_INSIDE = re.compile(rf"[^\W{_IDEOGRAPHS}]", re.UNICODE)
 _ALNUM = re.compile(r"[^\W_]", re.UNICODE)
 _LUCENE_OPERATORS = {"and", "or", "not", "to"}
 #: Lucene's English stop words and question words: the full-text index keeps stop words
@@ -45,6 +42,9 @@ STOP_WORDS = frozenset({
 #: its field's length are read in the one round trip (a few milliseconds at this size);
 #: from this size on it has a full-text index of its own.
 SMALL_SCOPE = OWN_INDEX_AT
+#: How many texts' word counts are kept between recalls (`_counts`): five small scopes'
+#: text and context fields, a few megabytes.
+TEXTS_KEPT = 10_000
 #: BM25's usual constants (Lucene's too).
 K1, B = 1.2, 0.75
 
@@ -78,8 +78,13 @@ def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int,
     terms = list(dict.fromkeys(terms))
     if not terms:
         return dict.fromkeys(matches, 0.0)
-    find = _finder(tuple(terms))
-    counted = {key: Counter(find(text.lower())) for key, text in matches.items()}
+    counted = {}
+    for key, text in matches.items():
+        every, first = _counts(text)
+        # In the order the words first occur, as a text read from the start counts them:
+        # a float sum's last bit depends on its order, and ties are ranked by id.
+        found = sorted((t for t in terms if t in every), key=first.__getitem__)
+        counted[key] = {t: every[t] for t in found}
     df = {t: sum(1 for c in counted.values() if t in c) for t in terms}
     # The matches are part of the collection even if the collection's count lags them.
     docs = max(docs, len(matches))
@@ -92,31 +97,11 @@ def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int,
     return out
 
 
-@functools.lru_cache(maxsize=256)
-def _finder(terms: tuple[str, ...]) -> Callable[[str], list[str]]:
-    """A function giving the occurrences of `terms` as words of a lower-cased text (as
-    `words` splits it), without splitting the whole text: a recall scores hundreds.
-
-    The pattern holds the terms alone, and a word's edges are checked on each match: with
-    the edges in the pattern (a class of every ideograph), compiling it took more of a
-    recall's time than scoring, and nearly every query's terms are new."""
-    runs = sorted((t for t in terms if not _SINGLE.fullmatch(t)), key=len, reverse=True)
-    singles = {t for t in terms if _SINGLE.fullmatch(t)}
-    if not runs and not singles:
-        return lambda text: []
-    # Longest first: where a run matches but is not a whole word, no shorter one is (the
-    # longer goes on with letters), and no word starts inside it.
-    pattern = re.compile("|".join(map(re.escape, [*runs, *sorted(singles)])), re.UNICODE)
-    inside = _INSIDE.match
-
-    def find(text: str) -> list[str]:
-        out = []
-        for m in pattern.finditer(text):
-            word, start, end = m.group(), m.start(), m.end()
-            joined = (start > 0 and inside(text, start - 1)) or (
-                end < len(text) and inside(text, end))
-            if word in singles or not joined:
-                out.append(word)
-        return out
-
-    return find
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def _counts(text: str) -> tuple[Counter[str], dict[str, int]]:
+    """How often each word (`words`) occurs in `text`, and where each first occurs (its
+    place among the distinct words). Kept for the texts last scored: a small scope's
+    recalls score the same texts again and again (every match of the text and context
+    fields, up to 2,000 a recall), and splitting them was most of the scoring."""
+    every = Counter(words(text))
+    return every, {w: i for i, w in enumerate(every)}

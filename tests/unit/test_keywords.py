@@ -78,14 +78,16 @@ def test_query_terms_drop_stop_words_operators_and_repeats() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab_1 .-'東京にカ\u00e9")), max_size=40),
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab_1 .-'東京にカ\u00e9A")), max_size=40),
+                min_size=1, max_size=5),
        st.lists(st.sampled_from(["a", "ab", "b_1", "1", "東", "に", "カ", "\u00e9a"]),
                 min_size=1, max_size=4))
-def test_the_term_finder_counts_what_the_tokenizer_splits(text: str, terms: list[str]) -> None:
-    from collections import Counter
-
-    from graphmem.read.keywords import _finder
-
-    found = Counter(_finder(tuple(dict.fromkeys(terms)))(text.lower()))
-    split = Counter(w for w in words(text) if w in set(terms))
-    assert found == split
+def test_bm25_counts_whole_words_and_scores_alike_when_asked_again(
+        texts: list[str], terms: list[str]) -> None:
+    matches = {str(i): t for i, t in enumerate(texts)}
+    first = bm25(terms, matches, docs=10, chars=200)
+    # A match scores exactly when one of the terms is one of its words.
+    assert {k for k, v in first.items() if v > 0} == {
+        k for k, t in matches.items() if set(words(t)) & set(terms)}
+    # The second time its word counts are the kept ones: the same scores.
+    assert bm25(terms, matches, docs=10, chars=200) == first
