@@ -25,7 +25,7 @@ from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
 from graphmem.operations import Operations
 from graphmem.options import RecallOptions, RecallSettings, WriteSettings, parse
-from graphmem.read import context, find, reinforcement, retrieval
+from graphmem.read import context, find, keywords, reinforcement, retrieval
 from graphmem.read.context import Context
 from graphmem.read.reinforcement import Reinforcer
 from graphmem.service.tokens import TokenBook
@@ -234,8 +234,10 @@ class GraphMem:
     def forget(self, memory_id: str, *, hard: bool = False,
                scope: str | None = None) -> edits.ForgetResult:
         """Archive a memory (soft), or delete it leaving a text-free tombstone (hard)."""
-        return edits.forget(self._db, memory_id, scope=self._scope(scope), now=self.now(),
+        done = edits.forget(self._db, memory_id, scope=self._scope(scope), now=self.now(),
                             by=self.settings.added_by, hard=hard)
+        keywords.forget_kept()  # no word of a forgotten text stays in keyword scoring's memory
+        return done
 
     def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
               dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
@@ -303,7 +305,9 @@ class GraphMem:
         if not target:
             raise InputError("name the scope to drop", field="scope")
         self.flush()  # reinforcement still being written would deadlock with the delete
-        return self.ops.drop_scope(target)
+        dropped = self.ops.drop_scope(target)
+        keywords.forget_kept()
+        return dropped
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""

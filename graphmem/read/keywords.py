@@ -43,7 +43,8 @@ STOP_WORDS = frozenset({
 #: from this size on it has a full-text index of its own.
 SMALL_SCOPE = OWN_INDEX_AT
 #: How many texts' word counts are kept between recalls (`_counts`): five small scopes'
-#: text and context fields, a few megabytes.
+#: text and context fields, a few megabytes; dropped whole at every forget in this
+#: process (`forget_kept`).
 TEXTS_KEPT = 10_000
 #: BM25's usual constants (Lucene's too).
 K1, B = 1.2, 0.75
@@ -105,3 +106,9 @@ def _counts(text: str) -> tuple[Counter[str], dict[str, int]]:
     fields, up to 2,000 a recall), and splitting them was most of the scoring."""
     every = Counter(words(text))
     return every, {w: i for i, w in enumerate(every)}
+
+
+def forget_kept() -> None:
+    """Drop every text's kept word counts (`_counts`): after a forget or a dropped scope,
+    nothing of a forgotten text's words stays in this process."""
+    _counts.cache_clear()

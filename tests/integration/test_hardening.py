@@ -20,6 +20,7 @@ from graphmem.cli import app
 from graphmem.errors import InputError, Neo4jBusy, Neo4jUnavailable
 from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
+from graphmem.read import keywords
 from graphmem.settings import Settings
 from graphmem.write import ingest
 
@@ -131,7 +132,11 @@ def test_hard_forget_removes_every_copy_and_refuses_reimport(mem: GraphMem, tmp_
     pack.write_text("".join(r.model_dump_json(exclude_none=True) + "\n"
                             for r in mem.export()))
 
+    # A keyword recall of this small scope keeps the words of what it scored...
+    assert mem.recall("Ximena confidence", mode="keyword", reinforce=False).hits
+    assert keywords._counts.cache_info().currsize > 0
     done = mem.forget("e2", hard=True)
+    assert keywords._counts.cache_info().currsize == 0  # ...until a forget
     assert len(done.derived_deleted) == 1  # the summary that quoted it
     left = residue(store, "Ximena") + residue(store, "in confidence")
     hardening.found["residue after hard forget"] += left
