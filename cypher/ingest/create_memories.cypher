@@ -10,37 +10,46 @@
 //         null), added_by, content_hash, position and session (an explicit place in a
 //         conversation, or null: placed by arrival later), embedding (list of float),
 //         import_run (the run writing it, graphmem.write.runs; null in one transaction)}.
-// Returns: nothing.
+//         $at (int), $share (float): admin/scope_due's rule, asked here under the lock.
+// Returns per scope: scope, vector and text — whether it is now due a vector or full-text
+//          index of its own by admin/scope_due's rule (the writer then asks scope_due
+//          after the commit only when one is true: a read less for nearly every write).
 {{scope_lock}}
 SET s.written = s.written + size(rows)
-WITH rows, own
-UNWIND rows AS r
-CREATE (m:Memory {id: r.id, scope: r.scope})
-SET m.text = r.text,
-    m.kind = r.kind,
-    m.scope = r.scope,
-    m.scope_key = r.scope_key,
-    m.valid_until = r.valid_until,
-    m.visibility = r.visibility,
-    m.importance = r.importance,
-    m.confidence = r.confidence,
-    m.source = r.source,
-    m.tags = r.tags,
-    m.content_hash = r.content_hash,
-    m.added_by = r.added_by,
-    m.position = r.position,
-    m.session = r.session,
-    m.created_at = r.created_at,
-    m.valid_from = r.created_at,
-    m.access_count = 0,
-    m.stability = 1.0,
-    m.confirmation_count = 0,
-    m.lifecycle = 'active',
-    m.tier = 'hot',
-    m.import_run = r.import_run
-SET m += r.meta
-// The kind as a label too: Neo4j Browser styles nodes by label (cypher/explore/*.grass).
-SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))
-SET m:$(own)
-WITH m, r
-CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)
+WITH rows, own, s
+CALL (rows, own) {
+  UNWIND rows AS r
+  CREATE (m:Memory {id: r.id, scope: r.scope})
+  SET m.text = r.text,
+      m.kind = r.kind,
+      m.scope = r.scope,
+      m.scope_key = r.scope_key,
+      m.valid_until = r.valid_until,
+      m.visibility = r.visibility,
+      m.importance = r.importance,
+      m.confidence = r.confidence,
+      m.source = r.source,
+      m.tags = r.tags,
+      m.content_hash = r.content_hash,
+      m.added_by = r.added_by,
+      m.position = r.position,
+      m.session = r.session,
+      m.created_at = r.created_at,
+      m.valid_from = r.created_at,
+      m.access_count = 0,
+      m.stability = 1.0,
+      m.confirmation_count = 0,
+      m.lifecycle = 'active',
+      m.tier = 'hot',
+      m.import_run = r.import_run
+  SET m += r.meta
+  // The kind as a label too: Neo4j Browser styles nodes by label (cypher/explore/*.grass).
+  SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))
+  SET m:$(own)
+  WITH m, r
+  CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)
+}
+WITH s, COUNT { (m:Memory) } AS total
+RETURN s.name AS scope,
+       s.written >= $at AND s.vector_index IS NULL AND s.written <= total * $share AS vector,
+       s.written >= $at AND s.text_index IS NULL AS text

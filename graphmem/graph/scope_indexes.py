@@ -20,11 +20,13 @@ before are labelled, the index is built, and only then does the node name the in
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from graphmem.errors import Neo4jRefused
 from graphmem.graph.keys import scope_key
+from graphmem.graph.per_store import PerStore
 from graphmem.graph.schema import indexes
 from graphmem.graph.store import SCOPE_LABEL, Store
 
@@ -124,6 +126,34 @@ def make_text(store: Store, scope: str) -> str:
     return name
 
 
+class Flagged:
+    """Scopes a write found due an index of their own (`ingest/create_memories` asks
+    `admin/scope_due`'s rule under the scope's lock), until `ensure` checks them: a
+    write that makes no scope due skips that read after its commit."""
+
+    def __init__(self) -> None:
+        self._scopes: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Note the scopes of `rows` (`ingest/create_memories`' answer) found due one."""
+        due = {r["scope"] for r in rows if r["vector"] or r["text"]}
+        if due:
+            with self._lock:
+                self._scopes |= due
+
+    def take(self, scopes: Sequence[str]) -> list[str]:
+        """Of `scopes`, those flagged, no longer flagged."""
+        with self._lock:
+            taken = [s for s in dict.fromkeys(scopes) if s in self._scopes]
+            self._scopes.difference_update(taken)
+        return taken
+
+
+#: Per store: a flag set by a transaction that then rolled back only costs a read.
+flagged = PerStore(Flagged)
+
+
 def due_of(store: Store, scopes: Sequence[str]) -> tuple[list[str], list[str]]:
     """Of `scopes`, those due a vector index of their own (`due`'s rule) and those due a
     full-text index (`due_text`'s), in one read of their nodes alone."""
@@ -134,9 +164,14 @@ def due_of(store: Store, scopes: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def ensure(store: Store, dimensions: int, scopes: Sequence[str] | None = None) -> list[str]:
-    """Give every scope that is due one (of `scopes`, if given: those just written) its
-    own vector and full-text indexes; returns those scopes."""
-    vector, text = (due(store), due_text(store)) if scopes is None else due_of(store, scopes)
+    """Give every scope that is due one (of `scopes`, if given: those just written, read
+    only when a write flagged them) its own vector and full-text indexes; returns those
+    scopes."""
+    if scopes is None:
+        vector, text = due(store), due_text(store)
+    else:
+        asked = flagged(store).take(scopes)
+        vector, text = due_of(store, asked) if asked else ([], [])
     for scope in vector:
         make(store, scope, dimensions)
     for scope in text:

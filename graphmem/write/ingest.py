@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from graphmem.embed import Embeds
 from graphmem.errors import InputError, Neo4jBusy
-from graphmem.graph import retry
+from graphmem.graph import retry, scope_indexes
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
@@ -69,19 +69,19 @@ class Timing:
         setattr(self, stage, getattr(self, stage) + time.perf_counter() - started)
 
 
-def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
-                referrers: Sequence[Row] = (), *, variant: str | None = None,
-                chunk_of: runs.Run | None = None) -> None:
-    """Decide, link and write one batch of embedded rows inside the input's transaction;
-    `referrers` are the rows whose supersedes and links are written with this batch,
-    `variant` the server's query variant (`Store.variant`), and `chunk_of` the run this
-    batch is part of (it then holds back rows that touch memories stored before the run).
-    Each row learns its status and the links its write created (`Row.links`).
+def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
+                referrers: Sequence[Row] = (), *, chunk_of: runs.Run | None = None) -> None:
+    """Decide, link and write one batch of embedded rows inside the input's transaction
+    (of `store`); `referrers` are the rows whose supersedes and links are written with
+    this batch, and `chunk_of` the run this batch is part of (it then holds back rows
+    that touch memories stored before the run). Each row learns its status and the links
+    its write created (`Row.links`); a scope the batch makes due an index of its own is
+    flagged (`scope_indexes.flagged`).
     """
     for r in rows:  # a retried input writes its batches again, in order
         r.links = 0
     conf = Confirmations()
-    decide(tx, rows, opts, conf, variant)
+    decide(tx, rows, opts, conf, store.variant)
     if chunk_of is not None:
         rows = chunk_of.keep(rows, conf)
     written = [r for r in rows if r.written]
@@ -92,13 +92,16 @@ def write_batch(tx: Tx, rows: list[Row], opts: WriteOptions,
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:
         run(tx, "ingest/snapshot", scope=opts.scope, now=opts.now, rows=changed)
-    for status, name in (("created", "ingest/create_memories"),
-                         ("updated", "ingest/update_memories")):
+    for status in ("created", "updated"):
         chosen = [{**r.props, "embedding": r.embedded.tolist(),
                    "import_run": chunk_of.id if chunk_of else None} for r in written
                   if r.status == status]
-        if chosen:
-            run(tx, name, rows=chosen)
+        if chosen and status == "created":
+            scope_indexes.flagged(store).add(run(
+                tx, "ingest/create_memories", rows=chosen, at=scope_indexes.OWN_INDEX_AT,
+                share=scope_indexes.MAX_SHARE))
+        elif chosen:
+            run(tx, "ingest/update_memories", rows=chosen)
     if conf.rows:
         run(tx, "ingest/confirm_memories", scope=opts.scope, rows=list(conf.rows.values()))
     sessions = session_rows(rows)
@@ -261,7 +264,7 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
             tx = transactions.current()
             for b in range(first, last):
                 started = time.perf_counter()
-                write_batch(tx, batches[b], opts, referrers.get(b, []), variant=store.variant)
+                write_batch(tx, store, batches[b], opts, referrers.get(b, []))
                 timing.add("write", started)
                 advance(len(batches[b]))
 
@@ -305,7 +308,7 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
                 job.begin_chunk()
                 for batch in batches(chunk):
                     started = time.perf_counter()
-                    write_batch(tx, batch, opts, variant=store.variant, chunk_of=job)
+                    write_batch(tx, store, batch, opts, chunk_of=job)
                     timing.add("write", started)
 
             _committed(store, attempt)
@@ -320,8 +323,8 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
         def last(tx: Tx) -> None:
             parts = batches(job.deferred) or [[]]
             for i, batch in enumerate(parts):
-                write_batch(tx, batch, opts, referrers if i == len(parts) - 1 else (),
-                            variant=store.variant)
+                write_batch(tx, store, batch, opts,
+                            referrers if i == len(parts) - 1 else ())
             if not run(tx, "runs/done", run=job.id):
                 raise Neo4jBusy(f"run {job.id} was undone by another process while it was "
                                 "written", "run it again")

@@ -37,6 +37,19 @@ def test_writers_count_a_scopes_memories_on_its_node(mem: GraphMem, store: Store
     assert found["label"] is None and found["vector_index"] is None
 
 
+def test_a_write_that_makes_no_scope_due_asks_nothing_after_its_commit(
+        mem: GraphMem, scope: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The create statement says whether the scope is due one (under the scope's lock), so
+    # the read of admin/scope_due is left to the rare write that makes one due.
+    asked: list[str] = []
+    read = mem._db.read
+    monkeypatch.setattr(mem._db, "read", lambda name, **params: (
+        asked.append(name), read(name, **params))[1])
+    mem.remember(notes("n", 3))
+    mem.remember(notes("n", 2, start=3), scope=scope)
+    assert asked and "admin/scope_due" not in asked
+
+
 def test_a_due_scope_gets_its_own_index_and_writes_after_it_carry_the_label(
         mem: GraphMem, store: Store, scope: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scope_indexes, "OWN_INDEX_AT", 12)
