@@ -3,13 +3,20 @@ a range decay arithmetic in days cannot overflow."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 #: The times graphmem accepts (after conversion to UTC): wide enough for any record, and
 #: far enough from Python's year 1 and 9999 that decay arithmetic in days cannot overflow.
 MIN_TIME = datetime(1000, 1, 1, tzinfo=UTC)
 MAX_TIME = datetime(9000, 1, 1, tzinfo=UTC)
 DATE_RANGE = "in years 1000-8999 (UTC)"
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def from_epoch_us(micros: int) -> datetime:
+    """The UTC datetime `micros` microseconds after the Unix epoch (a stored time read as
+    a number: cheaper to carry over Bolt than a datetime)."""
+    return EPOCH + timedelta(microseconds=micros)
 
 
 def as_utc(value: datetime) -> datetime:

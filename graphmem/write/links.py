@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.clock import from_epoch_us
 from graphmem.graph.store import Tx, run
 from graphmem.write.plan import Row, WriteOptions
 
@@ -85,7 +86,7 @@ def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[
         ours = {r.id for r in rows}
         others = [m for m in members[sid] if m["id"] not in ours]
         pool_ids = [m["id"] for m in others] + [r.id for r in rows]
-        pool_at = [_native(m["created_at"]) for m in others] + [
+        pool_at = [from_epoch_us(m["created_us"]) for m in others] + [
             r.props["created_at"] for r in rows]
         if len(pool_ids) < 2:
             continue
@@ -137,7 +138,3 @@ def arrivals(rows: list[Row]) -> list[dict[str, Any]]:
     return [{"session": sid, "ids": list(dict.fromkeys(
                 r.id for r in sorted(group, key=lambda r: (r.props["created_at"], r.index))))}
             for sid, group in sorted(by_session.items())]
-
-
-def _native(value: Any) -> Any:
-    return value.to_native() if hasattr(value, "to_native") else value

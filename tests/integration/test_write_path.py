@@ -127,6 +127,23 @@ def test_synaptic_links_only_within_a_session(mem: GraphMem, store: Store) -> No
     assert all(0.5 <= r["weight"] <= 1.0 for r in rows)
 
 
+@pytest.mark.parametrize("member_at, new_at", [
+    ("2031-05-06T07:08:09.123456+00:00", "2024-01-02T00:00:00+00:00"),
+    # Before 1970, with a fraction: the stored time travels as a number of microseconds.
+    ("1969-12-31T23:59:59.500001+00:00", "1969-06-01T12:00:00+00:00")])
+def test_a_synaptic_links_time_is_the_later_of_its_two_memories_exactly(
+        mem: GraphMem, store: Store, member_at: str, new_at: str) -> None:
+    mem.remember([{"text": "Maria set up the payments webhook in Stripe",
+                   "created_at": member_at}], session="one")
+    mem.remember([{"text": "The Stripe webhook for payments retries failed events",
+                   "created_at": new_at}], session="one")
+    rows = store.driver.execute_query(
+        """MATCH (:Memory {scope: $scope})-[r:ASSOCIATED {kind: 'synaptic'}]->(:Memory)
+           RETURN r.created_at AS at""", scope=mem.settings.scope,
+        database_=store.database)[0]
+    assert [r["at"].to_native() for r in rows] == [datetime.fromisoformat(member_at)]
+
+
 def test_supersession_sets_valid_until_and_keeps_the_chain(mem: GraphMem, scope: str,
                                                            store: Store) -> None:
     now = datetime(2024, 1, 2, tzinfo=UTC)
