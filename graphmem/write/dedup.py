@@ -52,32 +52,35 @@ def decide(tx: Tx, rows: list[Row], opts: WriteOptions, conf: Confirmations,
     `variant` is the server's, `Store.variant`)."""
     for row in rows:  # the driver may retry the transaction: decide afresh
         row.status, row.target = "created", None
-    existing = {r["id"]: r for r in run(tx, "ingest/find_ids", ids=[r.id for r in rows],
-                                         scope=opts.scope)}
-    for mid, r in existing.items():
-        conf.known(mid, r["sessions"])
-    content = [r for r in rows if r.by_content and r.id not in existing]
-    same = {r["content_hash"]: r for r in run(
-        tx, "ingest/same_content", scope=opts.scope,
-        hashes=sorted({r.props["content_hash"] for r in content}))} if content else {}
-    for match in same.values():
-        conf.known(match["id"], match["sessions"])
     # Rows are named by their place in this batch: a grouped write (write/group) holds
     # several inputs, whose `index`es (places in each input) repeat.
     place = {id(r): p for p, r in enumerate(rows)}
-    need_vector = [r for r in content if r.props["content_hash"] not in same]
+    by_content = [r for r in rows if r.by_content]
+    if by_content:  # ids, copies and near copies in one read, each then taken in turn
+        found = run(tx, "ingest/existing", variant=variant, scope=opts.scope,
+                    index=VECTOR_INDEX, fetch=DEDUP_FETCH, scan_below=SCAN_BELOW,
+                    min_score=(1.0 + opts.dedup_threshold) / 2.0,  # (1 + cos) / 2
+                    lists={"ids": [r.id for r in rows],
+                           "hashes": sorted({r.props["content_hash"] for r in by_content}),
+                           "rows": [{"i": place[id(r)], "kind": r.props["kind"],
+                                     "embedding": r.embedded.tolist()} for r in by_content]})[0]
+    else:  # keyed rows: only what exists by id
+        found = {"ids": run(tx, "ingest/find_ids", ids=[r.id for r in rows], scope=opts.scope),
+                 "same": [], "near": []}
+    existing = {r["id"]: r for r in found["ids"]}
+    for mid, r in existing.items():
+        conf.known(mid, r["sessions"])
+    content = [r for r in by_content if r.id not in existing]
+    hashes = {r.props["content_hash"] for r in content}
+    same = {r["content_hash"]: r for r in found["same"] if r["content_hash"] in hashes}
+    for match in same.values():
+        conf.known(match["id"], match["sessions"])
+    need_vector = {place[id(r)] for r in content if r.props["content_hash"] not in same}
     near: dict[int, str] = {}
-    if need_vector:
-        min_score = (1.0 + opts.dedup_threshold) / 2.0  # the index reports (1 + cos) / 2
-        found = run(tx, "ingest/near_duplicates", variant=variant, index=VECTOR_INDEX,
-                    fetch=DEDUP_FETCH, scan_below=SCAN_BELOW, scope=opts.scope,
-                    min_score=min_score,
-                    rows=[{"i": place[id(r)], "kind": r.props["kind"],
-                           "embedding": r.embedded.tolist()} for r in need_vector])
-        for hit in found:
-            if hit["i"] not in near:  # rows come best first per i
-                near[hit["i"]] = hit["id"]
-                conf.known(hit["id"], hit["sessions"])
+    for hit in found["near"]:
+        if hit["i"] in need_vector and hit["i"] not in near:  # best first per i
+            near[hit["i"]] = hit["id"]
+            conf.known(hit["id"], hit["sessions"])
 
     placed: dict[str, Row] = {}  # ids this batch writes, so later rows can confirm them
     fresh: list[Row] = []  # content rows created in this batch, for in-batch near copies

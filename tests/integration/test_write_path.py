@@ -83,9 +83,10 @@ def test_a_near_copy_is_judged_by_the_exact_similarity_not_the_indexs(
     mem.remember(texts, kind="episodic", signal_gate=False)
     vectors = mem.embedder.embed(texts)
     query = mem.embedder.embed_query("the kayak club paddles to the lighthouse")
-    found = store.read("ingest/near_duplicates", index=VECTOR_INDEX, fetch=50,
-                       scan_below=0, scope=scope, min_score=0.0,
-                       rows=[{"i": 0, "kind": "episodic", "embedding": query.tolist()}])
+    found = store.read("ingest/existing", index=VECTOR_INDEX, fetch=50, scan_below=0,
+                       scope=scope, min_score=0.0, lists={"ids": [], "hashes": [], "rows": [
+                           {"i": 0, "kind": "episodic", "embedding": query.tolist()}]}
+                       )[0]["near"]
     exact = {m["id"]: (1 + float(vectors[texts.index(m["text"])] @ query)) / 2
              for m in (memory(store, f["id"]) for f in found)}
     assert found and [f["score"] for f in found] == pytest.approx(

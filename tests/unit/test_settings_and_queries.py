@@ -72,7 +72,7 @@ def test_retention_is_written_once_and_every_query_gets_it_whole() -> None:
 
 def test_the_search_variant_changes_only_the_vector_queries() -> None:
     assert queries.all_names("search") == [
-        "ingest/near_duplicates", "maintenance/covering_semantic", "recall/retrieve"]
+        "ingest/existing", "maintenance/covering_semantic", "recall/retrieve"]
     plain, search = queries.query("recall/retrieve"), queries.query("recall/retrieve", "search")
     assert "db.index.vector.queryNodes" in plain and "SEARCH node IN" not in plain
     assert "db.index.vector.queryNodes" not in search and search.count("SEARCH node IN") == 2
@@ -94,7 +94,7 @@ def test_unknown_or_escaping_query_names_fail() -> None:
     with pytest.raises(KeyError):
         queries.query("recall/retrieve", "nope")
     with pytest.raises(KeyError):  # a variant is asked for by its base name
-        queries.query("ingest/near_duplicates@search")
+        queries.query("ingest/existing@search")
 
 
 def test_neo4j_conf_is_loopback_with_auth_and_sized_heap() -> None:

@@ -1,16 +1,13 @@
-// ingest/near_duplicates — for each new text, active memories of the same scope and kind
-// whose embedding is at least $min_score similar ((1 + cosine) / 2, as the index and
-// vector.similarity.cosine report it). A scope of fewer than $scan_below memories is
-// compared exactly, memory by memory: other scopes holding the same texts would fill the
-// index's $fetch nearest (5.26's index cannot filter), and what is a duplicate must not
-// depend on other scopes. A bigger scope asks the index for $fetch neighbours per row:
-// its own index when it has one (graph/scope_indexes.py), else the shared one; each
+// fragments/near_duplicates — for each new text of $lists.rows, the active memories of
+// the same scope and kind at least $min_score similar ((1 + cosine) / 2, as the index and
+// vector.similarity.cosine report it), one row each: r (the new text's row), node, score,
+// sessions (node's Session ids). A scope of fewer than $scan_below memories is compared
+// exactly, memory by memory: other scopes holding the same texts would fill the index's
+// $fetch nearest (5.26's index cannot filter), and what is a duplicate must not depend on
+// other scopes. A bigger scope asks the index for $fetch neighbours per row: its own
+// index when it has one (graph/scope_indexes.py), else the shared one ($index); each
 // neighbour of the scope and kind is then scored exactly (the index's scores are
 // quantized: docs/decisions.md, "Similarities are exact").
-// Params: $index (vector index name), $fetch (int), $scan_below (int), $scope (string),
-//         $min_score (float), $rows: list of {i (int), kind (string),
-//         embedding (list of float)}.
-// Returns: i, id, score, confidence, sessions — best first per i.
 CALL () {
   MATCH (n:Memory)
   WHERE n.scope = $scope
@@ -19,7 +16,7 @@ CALL () {
 }
 OPTIONAL MATCH (own:Scope {name: $scope})
 WITH scan, coalesce(own.vector_index, $index) AS index
-UNWIND $rows AS r
+UNWIND $lists.rows AS r
 CALL (r, scan, index) {
   WITH 1 AS on
   WHERE NOT scan
@@ -38,5 +35,3 @@ WITH r, node, score
 WHERE score >= $min_score
 OPTIONAL MATCH (node)-[:IN_SESSION]->(s:Session)
 WITH r, node, score, collect(s.id) AS sessions
-RETURN r.i AS i, node.id AS id, score, node.confidence AS confidence, sessions
-ORDER BY i, score DESC
