@@ -1,5 +1,5 @@
 // admin/fulltext_index — the keyword index: memory text, a turn's context (the turn
-// before it and itself, `ingest/turn_context`), plus scope_key so that a keyword search
+// before it and itself, `fragments/turn_context`), plus scope_key so that a keyword search
 // can require its scopes inside Lucene (`+scope_key:(...)^0`, which adds nothing to the
 // score) instead of filtering after a limit other scopes may fill.
 // The name must match graphmem.graph.schema.FULLTEXT_INDEX.

@@ -4,8 +4,8 @@
 // index, so the cost does not grow with the session. It runs before the batch writes
 // anything, so that the scope's lock is not held while the embeddings are read (most of
 // a write's time): where the session's turns will end once the batch is placed is worked
-// out from what it holds now — explicit positions ($top, ingest/link_turns) and the
-// memories that arrive without a place (ingest/append_turns; one that has a place keeps
+// out from what it holds now — explicit positions ($top, fragments/chain_turns) and the
+// memories that arrive without a place (fragments/append_turns; one that has a place keeps
 // it). Members being written in this batch are left out ($exclude): the writer has them.
 // A member whose `id|content hash` the writer already holds ($rows' `known`: it read that
 // vector before) comes back without its embedding, which is the costly part to read.

@@ -1,5 +1,5 @@
 // migrations/005_turn_contexts — gives the turns of a store written before contexts existed
-// their context (as `ingest/turn_context` sets it), in batches; idempotent.
+// their context (as `fragments/turn_context` sets it), in batches; idempotent.
 // Params: none.
 // Returns: nothing.
 MATCH (p:Memory)-[:NEXT]->(x:Memory)

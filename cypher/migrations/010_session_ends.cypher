@@ -1,6 +1,6 @@
 // migrations/010_session_ends — gives each session of a store written before sessions kept
 // their ends how many positions it has handed out and its last turn (as
-// ingest/link_turns keeps them), so a turn appended by arrival joins its chain; in
+// fragments/chain_turns keeps them), so a turn appended by arrival joins its chain; in
 // batches, idempotent.
 // Params: none.
 // Returns: nothing.

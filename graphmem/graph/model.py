@@ -55,7 +55,7 @@ class Entity(StructuredNode):
 
 class Session(StructuredNode):
     """The conversation or run a memory came from. It keeps its order's end, so a turn
-    is appended in O(1) (`ingest/append_turns`): how many positions it has handed out,
+    is appended in O(1) (`fragments/append_turns`): how many positions it has handed out,
     and its last turn."""
 
     uid = StringProperty(unique_index=True, required=True, db_property="id")
@@ -79,7 +79,7 @@ class Memory(StructuredNode):
     # neomodel declares only single-property full-text indexes, so `schema.install`
     # creates it.
     text = StringProperty(required=True)
-    #: A turn's context: the turn before it, then its own text (`ingest/turn_context`);
+    #: A turn's context: the turn before it, then its own text (`fragments/turn_context`);
     #: recall matches a turn as it reads in its conversation.
     context = StringProperty()
     #: Its place in the conversation of the session it was written into, from 0: the

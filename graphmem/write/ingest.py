@@ -104,22 +104,17 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
             run(tx, "ingest/update_memories", rows=chosen)
     if conf.rows:
         run(tx, "ingest/confirm_memories", scope=opts.scope, rows=list(conf.rows.values()))
-    sessions = session_rows(rows)
-    if sessions:
-        run(tx, "ingest/link_sessions", scope=opts.scope, rows=sessions)
     # Conversation order: explicit positions (importers) rebuild their sessions' chains,
-    # then every other memory written into a session joins the end of its chain.
-    turns = sorted({r.session for r in written if r.session and r.turn is not None})
-    if turns:
-        run(tx, "ingest/link_turns", sessions=turns)
-    appended = arrivals(written)
-    if appended:
-        run(tx, "ingest/append_turns", scope=opts.scope, rows=appended)
-    # After the chain: a turn's context is the turn before it. An update of a turn's text
-    # (which names no session) refreshes its context and the next turn's too.
-    placed = [r.id for r in written if r.session or r.status == "updated"]
-    if placed:
-        run(tx, "ingest/turn_context", scope=opts.scope, ids=placed)
+    # then every other memory written into a session joins the end of its chain; after
+    # the chain, a turn's context is the turn before it. An update of a turn's text (which
+    # names no session) refreshes its context and the next turn's too.
+    placing = {"sessions": session_rows(rows),
+               "chains": sorted({r.session for r in written
+                                 if r.session and r.turn is not None}),
+               "arrivals": arrivals(written),
+               "placed": [r.id for r in written if r.session or r.status == "updated"]}
+    if any(placing.values()):
+        run(tx, "ingest/place", scope=opts.scope, lists=placing)
     if written:
         entities = {e["key"]: e for r in written for e in r.entities}
         about = {e["key"]: e for r in written for e in r.subjects}

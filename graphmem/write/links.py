@@ -125,7 +125,7 @@ def session_rows(rows: list[Row]) -> list[dict[str, Any]]:
 
 
 def arrivals(rows: list[Row]) -> list[dict[str, Any]]:
-    """One row per session of the batch for `ingest/append_turns`: the memories written
+    """One row per session of the batch for `fragments/append_turns`: the memories written
     into it without an explicit position, in the order they take their places — by
     `created_at`, then as the input gave them (docs/decisions.md, "A session's order is
     the order of arrival"). Confirmations add no turn: the memory they confirm has its

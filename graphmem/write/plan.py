@@ -106,7 +106,7 @@ def resolve(item: Numbered, index: int, opts: WriteOptions) -> Row:
                          line=item.line, field="metadata.turn")
     session = session_id(opts.scope, name) if name else None
     # An explicit position is written with the memory; the others are placed by arrival
-    # once the memory exists (`ingest/append_turns`).
+    # once the memory exists (`fragments/append_turns`).
     props["position"] = turn
     props["session"] = session if turn is not None else None
     return Row(index=index, item=item, id=mid, by_content=by_content, props=props,

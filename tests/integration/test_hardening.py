@@ -75,11 +75,11 @@ def test_a_failure_in_a_late_batch_rolls_back_the_early_ones(
     calls = []
     real = ingest.write_batch
 
-    def failing(tx, rows, opts, referrers=(), **kw):
+    def failing(tx, store, rows, opts, referrers=(), **kw):
         calls.append(len(rows))
         if len(calls) == 3:
             raise RuntimeError("the server went away")
-        return real(tx, rows, opts, referrers, **kw)
+        return real(tx, store, rows, opts, referrers, **kw)
 
     monkeypatch.setattr(ingest, "write_batch", failing)
     with pytest.raises(RuntimeError):

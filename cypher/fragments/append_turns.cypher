@@ -1,4 +1,4 @@
-// ingest/append_turns — memories written into a session without a position take the
+// fragments/append_turns — memories written into a session without a position take the
 // next positions of that session, in the order given, and join the end of its NEXT
 // chain: O(1) per turn, whatever the session's length (the session keeps how many
 // positions it has handed out, `turns`, and its last turn, `last`). The session is
@@ -6,9 +6,9 @@
 // skipped (a write that rolls back gives its positions back with it). A memory that
 // already has a place (written before, now rewritten) keeps it.
 // (docs/decisions.md, "A session's order is the order of arrival")
-// Params: $scope, $rows: list of {session (Session id), ids (memory ids, in order)}.
-// Returns: placed (memories given a position).
-UNWIND $rows AS r
+// Reads $scope, $lists.arrivals: list of {session (Session id), ids (memory ids, in
+// order)}.
+UNWIND $lists.arrivals AS r
 MATCH (s:Session {id: r.session})
 // The right-hand side reads what it writes, so Cypher locks the node before reading it.
 SET s.turns = coalesce(s.turns, 0)
@@ -40,4 +40,3 @@ CALL (s, chain) {
 }
 SET s.turns = s.turns + size(new),
     s.last = CASE WHEN size(new) = 0 THEN s.last ELSE last(new).id END
-RETURN sum(size(new)) AS placed

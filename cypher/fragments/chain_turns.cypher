@@ -1,13 +1,12 @@
-// ingest/link_turns — conversation order as graph, for sessions written with explicit
+// fragments/chain_turns — conversation order as graph, for sessions written with explicit
 // positions (`metadata.turn`: the importers): the session's turns (memories placed in
 // its conversation, earlier versions aside) are chained in order of position by
 // (:Memory)-[:NEXT {session}]->(:Memory). The chain is rebuilt whole, so a re-ingest or
 // a turn written in between leaves exactly one edge between neighbours, and the session
 // keeps its end (`turns`, `last`) for the turns appended by arrival after it
-// (ingest/append_turns). A session lives in one scope, so a chain never crosses scopes.
-// Params: $sessions (list of Session ids).
-// Returns: linked (NEXT edges in the rebuilt chains).
-UNWIND $sessions AS sid
+// (fragments/append_turns). A session lives in one scope, so a chain never crosses scopes.
+// Reads $lists.chains (list of Session ids).
+UNWIND $lists.chains AS sid
 MATCH (s:Session {id: sid})
 // Locks the session before its turns are read: appends to it wait for this rebuild.
 SET s.turns = coalesce(s.turns, 0)
@@ -31,6 +30,4 @@ CALL (s, turns) {
   UNWIND range(0, size(turns) - 2) AS i
   WITH s, turns[i] AS a, turns[i + 1] AS b
   CREATE (a)-[:NEXT {session: s.id}]->(b)
-  RETURN count(*) AS linked
 }
-RETURN sum(linked) AS linked
