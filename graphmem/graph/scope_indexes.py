@@ -135,9 +135,11 @@ class Flagged:
         self._scopes: set[str] = set()
         self._lock = threading.Lock()
 
-    def add(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Note the scopes of `rows` (`ingest/create_memories`' answer) found due one."""
-        due = {r["scope"] for r in rows if r["vector"] or r["text"]}
+    def add(self, rows: Iterable[dict[str, Any]], *, vector: bool) -> None:
+        """Note the scopes of `rows` (`ingest/create_memories`' answer) found due one;
+        due a vector index only counts with `vector` (a server whose shared index cannot
+        filter: `due_of`)."""
+        due = {r["scope"] for r in rows if (vector and r["vector"]) or r["text"]}
         if due:
             with self._lock:
                 self._scopes |= due

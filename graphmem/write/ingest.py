@@ -92,16 +92,17 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:
         run(tx, "ingest/snapshot", scope=opts.scope, now=opts.now, rows=changed)
-    for status in ("created", "updated"):
-        chosen = [{**r.props, "embedding": r.embedded.tolist(),
-                   "import_run": chunk_of.id if chunk_of else None} for r in written
-                  if r.status == status]
-        if chosen and status == "created":
-            scope_indexes.flagged(store).add(run(
-                tx, "ingest/create_memories", rows=chosen, at=scope_indexes.OWN_INDEX_AT,
-                share=scope_indexes.MAX_SHARE))
-        elif chosen:
-            run(tx, "ingest/update_memories", rows=chosen)
+    def stored(status: str) -> list[dict[str, Any]]:
+        return [{**r.props, "embedding": r.embedded.tolist(),
+                 "import_run": chunk_of.id if chunk_of else None} for r in written
+                if r.status == status]
+
+    if created := stored("created"):
+        scope_indexes.flagged(store).add(
+            run(tx, "ingest/create_memories", rows=created, at=scope_indexes.OWN_INDEX_AT,
+                share=scope_indexes.MAX_SHARE), vector=store.variant is None)
+    if updated := stored("updated"):
+        run(tx, "ingest/update_memories", rows=updated)
     if conf.rows:
         run(tx, "ingest/confirm_memories", scope=opts.scope, rows=list(conf.rows.values()))
     # Conversation order: explicit positions (importers) rebuild their sessions' chains,
