@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from graphmem.api import GraphMem
 from graphmem.bench import agent
-from graphmem.bench.agent import AgentWrites
+from graphmem.bench.agent import AgentWrites, AgentWriteTimes
 from graphmem.bench.reference import PlainReference
 from graphmem.options import RecallOptions
 from graphmem.types import MemoryIn
@@ -40,10 +40,14 @@ class IngestBench(BaseModel):
     counts: dict[str, int]
     entities: int
     synaptic_links: int
+    agent: AgentWriteTimes | None = None  # with --as-agent
 
 
-def ingest(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> IngestBench:
+def ingest(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
+           as_agent: bool = False) -> IngestBench:
     """Ingest the turns of `paths` into a fresh scope; compare with embedding them alone.
+    With `as_agent`, also write them into another fresh scope one `remember` each, as an
+    agent does, timing every call (`agent.timed`).
 
     Embedding-only is timed before and after the ingest and averaged, so drift in the
     machine's speed during the run does not favour either side.
@@ -70,6 +74,12 @@ def ingest(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Inges
     after = embed_only()
     if not keep:
         mem.drop_scope(scope)
+    agent_times = None
+    if as_agent:
+        written_as_agent = f"bench:agent:{uuid.uuid4().hex[:8]}"
+        agent_times = agent.timed(mem, collector.records, written_as_agent)
+        if not keep:
+            mem.drop_scope(written_as_agent)
     baseline = (before + after) / 2
     n = len(texts)
     # Writing runs in a thread behind embedding; `wait` is what it adds to the wall time.
@@ -89,6 +99,7 @@ def ingest(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False) -> Inges
         counts=report.counts,
         entities=report.entities,
         synaptic_links=report.synaptic_links,
+        agent=agent_times,
     )
 
 

@@ -7,6 +7,8 @@ same turns in one batch with their positions; recall should not care which wrote
 from __future__ import annotations
 
 import random
+import statistics
+import time
 from collections.abc import Iterable
 
 from pydantic import BaseModel
@@ -70,3 +72,38 @@ def write(mem: GraphMem, records: list[Numbered], scope: str, *, signal_gate: bo
                 out.evidence_turns += 1
                 out.evidence_refused += o.status == "rejected"
     return out
+
+
+class AgentWriteTimes(BaseModel):
+    """`bench ingest --as-agent`: one `remember` call per turn, timed at the library call,
+    next to embedding each text alone in the same run."""
+
+    writes: int
+    p50_ms: float
+    p95_ms: float
+    cpu_ms_per_write: float  # this process's CPU (every thread) over the writes, a write
+    embed_one_p50_ms: float  # embedding one text alone: the part no write can skip
+    ratio_to_embed: float  # p50_ms / embed_one_p50_ms
+
+
+def timed(mem: GraphMem, records: list[Numbered], scope: str) -> AgentWriteTimes:
+    """Write `records` into `scope` one `remember` call each, in order, timing each call;
+    then embed each text alone (the write's own floor)."""
+    walls: list[float] = []
+    cpu = time.process_time()
+    for record in records:
+        started = time.perf_counter()
+        mem.remember(as_agent(record), scope=scope)
+        walls.append((time.perf_counter() - started) * 1000)
+    cpu = (time.process_time() - cpu) * 1000
+    embeds: list[float] = []
+    for record in records:
+        started = time.perf_counter()
+        mem.embedder.embed([record.record.text])
+        embeds.append((time.perf_counter() - started) * 1000)
+    p50, embed = statistics.median(walls), statistics.median(embeds)
+    return AgentWriteTimes(
+        writes=len(walls), p50_ms=round(p50, 1),
+        p95_ms=round(statistics.quantiles(walls, n=20)[-1], 1) if len(walls) > 1 else
+        round(p50, 1), cpu_ms_per_write=round(cpu / max(len(walls), 1), 1),
+        embed_one_p50_ms=round(embed, 2), ratio_to_embed=round(p50 / embed, 2))

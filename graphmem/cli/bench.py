@@ -31,6 +31,10 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(
         help="LoCoMo conversations (or any file `ingest` reads).")],
     keep: Annotated[bool, typer.Option(help="Keep the benchmark's scope afterwards.")] = False,
+    as_agent: Annotated[bool, typer.Option(
+        "--as-agent", help="Also write the same turns one remember call each, as an agent "
+        "does, and print each call's p50/p95 and CPU next to embedding one text alone.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Write-path throughput (gates, embedding, dedup, entities, tagging, storage) against
@@ -38,7 +42,7 @@ def ingest(
     from graphmem import bench
 
     with memory() as mem:
-        result = bench.ingest(mem, paths, keep=keep)
+        result = bench.ingest(mem, paths, keep=keep, as_agent=as_agent)
 
     def render(c) -> None:
         c.print(f"{result.memories} memories from {len(result.files)} files on "
@@ -52,6 +56,12 @@ def ingest(
                     f"{share:6.1%}")
         c.print(f"outcomes {result.counts}, {result.entities} entities, "
                 f"{result.synaptic_links} synaptic links")
+        if result.agent is not None:
+            a = result.agent
+            c.print(f"as an agent: {a.writes} remember calls, p50 {a.p50_ms:.1f} ms, p95 "
+                    f"{a.p95_ms:.1f} ms, {a.cpu_ms_per_write:.1f} ms of this process's CPU "
+                    f"a call; one text embedded alone {a.embed_one_p50_ms:.2f} ms "
+                    f"(x{a.ratio_to_embed:.2f})")
 
     emit(result, as_json, render)
 

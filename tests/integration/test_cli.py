@@ -177,6 +177,28 @@ def test_bench_ingest_prints_its_figures(cli: CliRunner, tmp_path) -> None:
     assert result["memories"] == 40 and result["counts"] == {"created": 40}
     assert result["cores"] >= 1 and 0 < result["ratio"] < 2
     assert set(result["shares"]) == {"embed", "extract", "gates", "wait", "write", "other"}
+    assert result["agent"] is None
+    done = cli.invoke(app, ["bench", "ingest", str(chat), "--as-agent"])
+    assert done.exit_code == 0, done.stderr
+    assert "as an agent: 40 remember calls, p50 " in done.stdout
+
+
+def test_bench_ingest_times_an_agents_remember_calls(mem: GraphMem, scope: str) -> None:
+    from graphmem.bench import agent
+    from graphmem.write.records import Collector
+
+    collector = Collector()
+    said = ["The ferry to Oslo left at nine", "We booked a cabin with two bunks",
+            "Breakfast on board cost twelve euros", "Ann got seasick near the islands",
+            "The harbour in Kiel was closed for repairs", "Ben bought a map of Riga",
+            "Our rental car broke down outside Malmo", "The museum opens at ten on Sundays",
+            "We ate smoked fish at the market", "The train back was delayed two hours"]
+    collector.extend([{"text": t, "session": "trip"} for t in said])
+    times = agent.timed(mem, collector.records, scope)
+    assert times.writes == 10 and mem.count(scope=scope) == 10
+    assert 0 < times.embed_one_p50_ms < times.p50_ms <= times.p95_ms
+    assert times.cpu_ms_per_write > 0
+    assert times.ratio_to_embed == round(times.p50_ms / times.embed_one_p50_ms, 2)
 
 
 def test_recall_flags(cli: CliRunner, mem: GraphMem) -> None:
