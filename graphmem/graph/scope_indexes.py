@@ -69,10 +69,16 @@ def _checked(pattern: re.Pattern[str], value: str) -> str:
     return value
 
 
+def own_vector_indexes(store: Store) -> bool:
+    """Whether scopes on `store`'s server get vector indexes of their own: only where the
+    shared index cannot filter by scope (5.26)."""
+    return store.variant is None
+
+
 def due(store: Store) -> list[str]:
     """The scopes that should have their own vector index and have none ready yet
     (none where the server's index filters by itself)."""
-    if store.variant is not None:
+    if not own_vector_indexes(store):
         return []
     return [r["scope"] for r in
             store.read("admin/scopes_due_index", at=OWN_INDEX_AT, share=MAX_SHARE)]
@@ -137,8 +143,7 @@ class Flagged:
 
     def add(self, rows: Iterable[dict[str, Any]], *, vector: bool) -> None:
         """Note the scopes of `rows` (`ingest/create_memories`' answer) found due one;
-        due a vector index only counts with `vector` (a server whose shared index cannot
-        filter: `due_of`)."""
+        due a vector index only counts with `vector` (`own_vector_indexes`)."""
         due = {r["scope"] for r in rows if (vector and r["vector"]) or r["text"]}
         if due:
             with self._lock:
@@ -161,7 +166,7 @@ def due_of(store: Store, scopes: Sequence[str]) -> tuple[list[str], list[str]]:
     full-text index (`due_text`'s), in one read of their nodes alone."""
     rows = store.read("admin/scope_due", scopes=sorted(set(scopes)), at=OWN_INDEX_AT,
                       share=MAX_SHARE)
-    return ([r["scope"] for r in rows if r["vector"] and store.variant is None],
+    return ([r["scope"] for r in rows if r["vector"] and own_vector_indexes(store)],
             [r["scope"] for r in rows if r["text"]])
 
 

@@ -100,7 +100,7 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     if created := stored("created"):
         scope_indexes.flagged(store).add(
             run(tx, "ingest/create_memories", rows=created, at=scope_indexes.OWN_INDEX_AT,
-                share=scope_indexes.MAX_SHARE), vector=store.variant is None)
+                share=scope_indexes.MAX_SHARE), vector=scope_indexes.own_vector_indexes(store))
     if updated := stored("updated"):
         run(tx, "ingest/update_memories", rows=updated)
     if conf.rows:
