@@ -7,7 +7,7 @@
 // first"): it locks one memory and nothing after it, so it can be in no deadlock, and it
 // need not wait for every writer of the scope, only one writing this memory.
 MATCH (m:Memory {id: $id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 WITH m, coalesce(m.importance, 0.5) + $importance AS imp,
      coalesce(m.confidence, 0.5) + $confidence AS conf
 SET m.importance = CASE WHEN imp < 0 THEN 0.0 WHEN imp > 1 THEN 1.0 ELSE imp END,

@@ -14,7 +14,7 @@
 //          tombstones stand for) — no row if missing from the scope.
 {{lock_scope}}
 MATCH (m:Memory {id: $id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 // (A comprehension expands from m; a MATCH would be planned as a scan of the scope.)
 WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d:Memory)
               WHERE d.scope = $scope AND d.source = 'consolidation' | d] AS roots

@@ -4,7 +4,7 @@
 // Returns: id — no row if the memory is missing from the scope.
 {{lock_scope}}
 MATCH (m:Memory {id: $id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 SET m.lifecycle = 'archived', m.archived_at = $now, m.archive_reason = 'forgotten',
     m.forgotten_at = $now, m.forgotten_by = $by,
     m.valid_until = CASE WHEN m.valid_until IS NULL OR m.valid_until > $now THEN $now

@@ -4,7 +4,7 @@
 // Returns: memory (properties without the embedding), relation ("newer", "this",
 //          "older"), depth — no row if the memory is missing from the scope.
 MATCH (m:Memory {id: $id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 CALL (m) {
   MATCH p = (n:Memory)-[:SUPERSEDES*1..50]->(m)
   RETURN n AS x, 'newer' AS relation, -length(p) AS depth

@@ -5,7 +5,7 @@
 // Returns: a, b, weight, created (bool) — no row if either is missing from the scope.
 {{lock_scope}}
 MATCH (a:Memory {id: $a, scope: $scope}), (b:Memory {id: $b, scope: $scope})
-  USING INDEX a:Memory(scope, id) USING INDEX b:Memory(scope, id)
+  USING INDEX SEEK a:Memory(scope, id) USING INDEX SEEK b:Memory(scope, id)
 OPTIONAL MATCH (a)-[old:ASSOCIATED]-(b)
 WITH a, b, head(collect(old)) AS old
 CALL (a, b, old) {

@@ -5,7 +5,7 @@
 // Returns: id, scope, tier, lifecycle, tombstone (map or null) — one row per id found.
 UNWIND $ids AS id
 OPTIONAL MATCH (m:Memory {id: id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 CALL (id) {
   OPTIONAL MATCH (t:Tombstone {id: id, scope: $scope})
   WITH t ORDER BY t.forgotten_at DESC

@@ -16,14 +16,14 @@ WITH s, r
 CALL (s, r) {
   UNWIND range(0, size(r.ids) - 1) AS i
   MATCH (m:Memory {scope: $scope, id: r.ids[i]})
-    USING INDEX m:Memory(scope, id)
+    USING INDEX SEEK m:Memory(scope, id)
   WITH i, m WHERE m.position IS NULL
   WITH m ORDER BY i
   RETURN collect(m) AS new
 }
 OPTIONAL CALL (s) {
   MATCH (tail:Memory {scope: $scope, id: s.last})
-    USING INDEX tail:Memory(scope, id)
+    USING INDEX SEEK tail:Memory(scope, id)
   RETURN tail
 }
 CALL (s, new) {

@@ -11,5 +11,5 @@ SET s.started_at = CASE WHEN s.started_at IS NULL OR r.at < s.started_at THEN r.
 WITH s, r
 UNWIND r.ids AS id
 MATCH (m:Memory {id: id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 MERGE (m)-[:IN_SESSION]->(s)

@@ -6,7 +6,7 @@
 // Reads $scope, $lists.placed (the memories just written).
 UNWIND $lists.placed AS id
 MATCH (m:Memory {id: id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 OPTIONAL MATCH (m)-[:NEXT]->(n:Memory)
 UNWIND [m, n] AS x
 WITH DISTINCT x WHERE x IS NOT NULL

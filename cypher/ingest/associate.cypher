@@ -9,7 +9,7 @@
 CALL () {
   UNWIND $fresh AS l
   MATCH (a:Memory {id: l.a, scope: $scope}), (b:Memory {id: l.b, scope: $scope})
-    USING INDEX a:Memory(scope, id) USING INDEX b:Memory(scope, id)
+    USING INDEX SEEK a:Memory(scope, id) USING INDEX SEEK b:Memory(scope, id)
   CREATE (a)-[:ASSOCIATED {kind: l.kind, weight: l.weight, created_at: l.at,
                            strengthened_at: l.at, count: 1}]->(b)
   RETURN collect(l.by) AS fresh
@@ -17,7 +17,7 @@ CALL () {
 CALL () {
   UNWIND $rows AS l
   MATCH (a:Memory {id: l.a, scope: $scope}), (b:Memory {id: l.b, scope: $scope})
-    USING INDEX a:Memory(scope, id) USING INDEX b:Memory(scope, id)
+    USING INDEX SEEK a:Memory(scope, id) USING INDEX SEEK b:Memory(scope, id)
   WHERE NOT EXISTS { (a)-[:ASSOCIATED]-(b) }
   CREATE (a)-[:ASSOCIATED {kind: l.kind, weight: l.weight, created_at: l.at,
                            strengthened_at: l.at, count: 1}]->(b)

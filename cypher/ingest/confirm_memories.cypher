@@ -7,7 +7,7 @@
 // Returns: id, confidence, confirmation_count.
 UNWIND $rows AS c
 MATCH (m:Memory {id: c.id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 SET m.confirmation_count = coalesce(m.confirmation_count, 0) + c.count,
     m.confidence = CASE WHEN coalesce(m.confidence, 0.0) + c.delta > 0.95 THEN 0.95
                         ELSE coalesce(m.confidence, 0.0) + c.delta END,

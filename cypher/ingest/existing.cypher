@@ -15,7 +15,7 @@
 CALL () {
   UNWIND $lists.ids AS wanted
   MATCH (m:Memory {id: wanted, scope: $scope})
-    USING INDEX m:Memory(scope, id)
+    USING INDEX SEEK m:Memory(scope, id)
   OPTIONAL MATCH (m)-[:IN_SESSION]->(s:Session)
   WITH m, collect(s.id) AS sessions
   RETURN collect({id: m.id, kind: m.kind, confidence: m.confidence,

@@ -6,7 +6,7 @@
 // Returns: id, scope, kind, confidence, content_hash, sessions (list of Session ids).
 UNWIND $ids AS wanted
 MATCH (m:Memory {id: wanted, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 OPTIONAL MATCH (m)-[:IN_SESSION]->(s:Session)
 RETURN m.id AS id, m.scope AS scope, m.kind AS kind, m.confidence AS confidence,
        m.content_hash AS content_hash,

@@ -17,6 +17,12 @@
 // Params: $scope, $prefix (the scope's entity-key prefix), $entities: list of {key, name,
 //         type}; $rows: list of {id, replace (bool), keys (list of extractor keys),
 //         subjects (list of keys)}.
+// Every lookup by key is a forced seek (USING INDEX SEEK): with statistics of an emptier
+// store (a big scope dropped, a new server), the planner met a plain index hint with a
+// scan of the whole (scope, id) index for every row, behind an Eager, and ran out of
+// memory on a 500-row batch; a memory's entities are reached from it (no label on `e`:
+// only entities are mentioned), where it had read every entity through the index on
+// `ref` (docs/results.md).
 // Returns: linked.
 CALL () {
   UNWIND $entities AS x
@@ -25,11 +31,11 @@ CALL () {
 }
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 CALL (m, r) {
   WITH m, r
   WHERE r.replace
-  MATCH (m)-[stale:MENTIONS]->(e:Entity)
+  MATCH (m)-[stale:MENTIONS]->(e)
   WHERE NOT e.ref IN r.keys
   DELETE stale
   WITH DISTINCT e
@@ -50,7 +56,7 @@ CALL (m, r) {
 CALL (m, r) {
   WITH m, r
   WHERE r.replace
-  MATCH (m)-[stale:ABOUT]->(e:Entity)
+  MATCH (m)-[stale:ABOUT]->(e)
   WHERE NOT e.ref IN r.subjects
   DELETE stale
   WITH DISTINCT e
@@ -71,7 +77,7 @@ CALL (m, r) {
 CALL (m, r) {
   WITH m, r
   WHERE r.replace
-  MATCH (m)-[:MENTIONS|ABOUT]->(e:Entity)
+  MATCH (m)-[:MENTIONS|ABOUT]->(e)
   WITH DISTINCT e
   SET e.degree = {{degree}},
       e.public_degree = {{public_degree}}

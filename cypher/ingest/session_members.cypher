@@ -24,7 +24,7 @@ WITH s, r, CASE WHEN r.top IS NULL OR turns >= r.top THEN turns ELSE r.top END
       MATCH (x:Memory {scope: $scope, id: id}) WHERE x.position IS NOT NULL }]) AS ends
 WITH s, r, ends - $window - r.new AS first
 MATCH (m:Memory)
-  USING INDEX m:Memory(session, position)
+  USING INDEX SEEK m:Memory(session, position)
 WHERE m.session = s.id AND m.position >= first AND NOT m.id IN $exclude
   AND m.embedding IS NOT NULL
 // epochMillis rounds down, before 1970 too; the microsecond field holds the rest.

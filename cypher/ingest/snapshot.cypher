@@ -8,7 +8,7 @@
 {{lock_scope}}
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 WITH m WHERE m.text <> r.text
 WITH m, coalesce(m.version, 1) AS n
 CREATE (v:Memory)

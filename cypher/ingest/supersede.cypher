@@ -5,7 +5,7 @@
 // Returns: id, old — one row per link made.
 UNWIND $rows AS r
 MATCH (new:Memory {id: r.id, scope: $scope}), (old:Memory {id: r.old, scope: $scope})
-  USING INDEX new:Memory(scope, id) USING INDEX old:Memory(scope, id)
+  USING INDEX SEEK new:Memory(scope, id) USING INDEX SEEK old:Memory(scope, id)
 WHERE old <> new
 SET old.valid_until = CASE WHEN old.valid_until IS NULL OR r.at < old.valid_until THEN r.at
                            ELSE old.valid_until END

@@ -6,7 +6,7 @@
 // Returns: id, linked (members now consolidated into it) — one row per group.
 UNWIND $groups AS g
 MATCH (s:Memory {id: g.id, scope: g.scope})
-  USING INDEX s:Memory(scope, id)
+  USING INDEX SEEK s:Memory(scope, id)
 CALL (s, g) {
   WITH s, g WHERE g.confirm
   SET s.confirmation_count = coalesce(s.confirmation_count, 0) + 1,
@@ -17,7 +17,7 @@ CALL (s, g) {
 CALL (s, g) {
   UNWIND g.members AS mid
   MATCH (m:Memory {id: mid, scope: g.scope})
-    USING INDEX m:Memory(scope, id)
+    USING INDEX SEEK m:Memory(scope, id)
   MERGE (s)-[r:CONSOLIDATED_FROM]->(m)
     ON CREATE SET r.at = $now
   RETURN count(m) AS linked

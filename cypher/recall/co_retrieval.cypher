@@ -8,7 +8,7 @@
 CALL () {
   UNWIND $strengthen AS p
   MATCH (x1:Memory {id: p.a, scope: $scope})-[r:ASSOCIATED]-(x2:Memory {id: p.b, scope: $scope})
-    USING INDEX x1:Memory(scope, id) USING INDEX x2:Memory(scope, id)
+    USING INDEX SEEK x1:Memory(scope, id) USING INDEX SEEK x2:Memory(scope, id)
   SET r.weight = CASE WHEN r.weight + $step > 1.0 THEN 1.0 ELSE r.weight + $step END,
       r.count = coalesce(r.count, 1) + 1,
       r.strengthened_at = $now
@@ -17,7 +17,7 @@ CALL () {
 CALL () {
   UNWIND $create AS p
   MATCH (a:Memory {id: p.a, scope: $scope}), (b:Memory {id: p.b, scope: $scope})
-    USING INDEX a:Memory(scope, id) USING INDEX b:Memory(scope, id)
+    USING INDEX SEEK a:Memory(scope, id) USING INDEX SEEK b:Memory(scope, id)
   WHERE NOT EXISTS { (a)-[:ASSOCIATED]-(b) }
   CREATE (a)-[:ASSOCIATED {kind: 'co_retrieval', weight: $initial, created_at: $now,
                            strengthened_at: $now, count: 1}]->(b)

@@ -22,7 +22,7 @@
 CALL () {
   UNWIND $lists.sources AS source
   MATCH (s:Memory {scope: source.scope, id: source.id})
-    USING INDEX s:Memory(scope, id)
+    USING INDEX SEEK s:Memory(scope, id)
   CALL (s) {
     {{associated}}
   }
@@ -76,7 +76,7 @@ CALL (edges, second_edges, named) {
 CALL () {
   UNWIND CASE WHEN size($lists.entities) > 0 OR $turns THEN $lists.pool ELSE [] END AS p
   MATCH (m:Memory {scope: p.scope, id: p.id})
-    USING INDEX m:Memory(scope, id)
+    USING INDEX SEEK m:Memory(scope, id)
   OPTIONAL CALL (m) {
     {{neighbours}}
   }

@@ -5,7 +5,7 @@
 {{lock_scope}}
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 WHERE m.tier <> 'hot'
 SET m.tier = 'hot', m.rehydrated_at = $now
 REMOVE m:Cold:Stub

@@ -12,7 +12,7 @@
 {{lock_scope}}
 UNWIND $hits AS h
 MATCH (m:Memory {id: h.id, scope: $scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 WITH m, h, duration.inSeconds(coalesce(m.last_accessed, m.created_at), $now).seconds / 86400.0
        AS gap
 WITH m, h, 1 + log(1 + CASE WHEN gap < 0 THEN 0.0 ELSE gap END) / log(31) AS spacing

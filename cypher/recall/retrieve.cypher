@@ -70,7 +70,7 @@ CALL () {
   UNWIND range(0, size(l[1]) - 1) AS i
   WITH l[0] AS list, i, l[1][i] AS t
   MATCH (n:Memory {scope: t.scope, id: t.id})
-    USING INDEX n:Memory(scope, id)
+    USING INDEX SEEK n:Memory(scope, id)
   RETURN collect({n: n, list: list, rank: i + 1, score: t.bm25}) AS texts
 }
 WITH returned, size(found) AS vector_found,

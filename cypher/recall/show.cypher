@@ -7,5 +7,5 @@
 // Returns: id, scope, memory (fragments/facts).
 UNWIND $lists.rows AS r
 MATCH (m:Memory {id: r.id, scope: r.scope})
-  USING INDEX m:Memory(scope, id)
+  USING INDEX SEEK m:Memory(scope, id)
 RETURN r.id AS id, r.scope AS scope, {{facts}} AS memory

@@ -24,6 +24,19 @@ def seconds(pid: int | None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
 
 
+def machine() -> tuple[float, float] | None:
+    """(busy, total) CPU seconds of every core since boot, from /proc/stat (None if
+    unreadable): over a span, busy / total is how much of the machine was in use."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = [int(x) for x in stat.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle, iowait
+    total = sum(ticks[:8])  # guest time is counted in user already
+    return (total - idle) / TICKS, total / TICKS
+
+
 def neo4j_pid(mem: GraphMem) -> int | None:
     """The pid of the Neo4j graphmem started for these settings, if that is the one the
     bench talks to."""

@@ -12,7 +12,8 @@ carries its group's marker, so a reply that shows another group's marker is a
 cross-token read. With `sigterm_at`, the service gets SIGTERM that many seconds in:
 requests after it fail to connect (counted apart, not as errors), and what was
 acknowledged before must still be stored. The service's and Neo4j's CPU time over the
-load, from /proc, is reported per request.
+load, from /proc, is reported per request, with the clients' (this process) and how busy
+the whole machine's cores were.
 """
 
 from __future__ import annotations
@@ -60,7 +61,12 @@ class ServeBench(BaseModel):
     #: CPU time of the service and of Neo4j over the load, per request (None where a
     #: process's counters cannot be read: not Linux, or a Neo4j graphmem did not start).
     cpu_ms_per_request: float | None = None
+    #: The same per part: "service", "neo4j", and "clients" (this process: the clients'
+    #: HTTP, on the same cores).
     cpu_ms_per_request_by: dict[str, float | None] = {}
+    #: The share of all the machine's cores in use over the load (every process): near
+    #: 1, requests queue on the cores, whatever the locks do.
+    machine_busy: float | None = None
     latency_ms: dict[str, dict[str, float]]  # verb -> {"p50", "p95"}
     errors: int  # 5xx, unexpected statuses, transport failures while the service ran
     lost_writes: int  # acknowledged as created, not in the store (nor forgotten)
@@ -120,7 +126,7 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         start = time.monotonic()
         stop_at = start + seconds
         neo4j = cpu.neo4j_pid(mem)
-        cpu_at = [cpu.seconds(proc.pid), cpu.seconds(neo4j)]
+        cpu_at = _clocks(proc.pid, neo4j)
         threads = [threading.Thread(target=_client, args=(
             url, c % groups, tokens, names, ledgers[c], stop_at, stopped,
             random.Random(seed + c)))
@@ -129,14 +135,14 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
             t.start()
         if sigterm_at is not None:
             time.sleep(max(0.0, start + sigterm_at - time.monotonic()))
-            cpu_to = [cpu.seconds(proc.pid), cpu.seconds(neo4j)]
+            cpu_to = _clocks(proc.pid, neo4j)
             stopped.set()
             proc.send_signal(signal.SIGTERM)
             exit_code = proc.wait(timeout=120)
         for t in threads:
             t.join()
         if sigterm_at is None:
-            cpu_to = [cpu.seconds(proc.pid), cpu.seconds(neo4j)]
+            cpu_to = _clocks(proc.pid, neo4j)
         took = time.monotonic() - start
     finally:
         if proc.poll() is None:
@@ -160,6 +166,18 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
                    exit_code=exit_code, log=log.name)
 
 
+#: Whose CPU a run counts: the service, Neo4j, this process (the clients), then every
+#: core's busy and total seconds.
+_CLOCKS = ("service", "neo4j", "clients", "busy", "total")
+
+
+def _clocks(service: int, neo4j: int | None) -> list[float | None]:
+    """The CPU clocks of _CLOCKS, now."""
+    machine = cpu.machine()
+    return [cpu.seconds(service), cpu.seconds(neo4j), cpu.seconds(os.getpid()),
+            *(machine or (None, None))]
+
+
 def _report(ledgers: list[_Ledger], *, clients: int, scopes: int, took: float,
             cpu: tuple[list[float | None], list[float | None]], lost: int, duplicated: int,
             sigterm_at: float | None, exit_code: int | None, log: str) -> ServeBench:
@@ -172,13 +190,18 @@ def _report(ledgers: list[_Ledger], *, clients: int, scopes: int, took: float,
             times[verb] += xs
     requests = sum(len(xs) for xs in times.values())
     errors = [e for ledger in ledgers for e in ledger.errors]
-    used = {who: None if a is None or b is None else round((b - a) * 1000 / max(requests, 1), 1)
-            for who, a, b in zip(("service", "neo4j"), cpu_at, cpu_to, strict=True)}
-    both = None if None in used.values() else round(sum(v or 0.0 for v in used.values()), 1)
+    spent = {who: None if a is None or b is None else b - a
+             for who, a, b in zip(_CLOCKS, cpu_at, cpu_to, strict=True)}
+    used = {who: None if (t := spent[who]) is None else round(t * 1000 / max(requests, 1), 1)
+            for who in ("service", "neo4j", "clients")}
+    both = (None if used["service"] is None or used["neo4j"] is None
+            else round(used["service"] + used["neo4j"], 1))
+    busy, total = spent["busy"], spent["total"]
     return ServeBench(
         cores=os.cpu_count() or 1, clients=clients, scopes=groups, seconds=round(took, 1),
         requests=requests, requests_per_s=round(requests / took, 1),
         cpu_ms_per_request=both, cpu_ms_per_request_by=used,
+        machine_busy=None if busy is None or not total else round(busy / total, 3),
         latency_ms={v: {"p50": round(float(np.percentile(xs, 50)), 1),
                         "p95": round(float(np.percentile(xs, 95)), 1)}
                     for v, xs in sorted(times.items()) if xs},

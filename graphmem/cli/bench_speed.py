@@ -250,8 +250,10 @@ def serve(
                 f"on {result.cores} cores: {result.requests} requests, "
                 f"{result.requests_per_s} /s")
         by = result.cpu_ms_per_request_by
+        busy = "?" if result.machine_busy is None else f"{result.machine_busy:.0%}"
         c.print(f"CPU per request: {result.cpu_ms_per_request} ms (service "
-                f"{by.get('service')}, Neo4j {by.get('neo4j')})")
+                f"{by.get('service')}, Neo4j {by.get('neo4j')}; the clients "
+                f"{by.get('clients')}); the machine's cores {busy} busy")
         for verb, ms in result.latency_ms.items():
             c.print(f"  {verb:<9} p50 {ms['p50']:7.1f} ms  p95 {ms['p95']:7.1f} ms")
         c.print(f"errors {result.errors}, lost writes {result.lost_writes}, duplicated "

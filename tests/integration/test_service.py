@@ -268,6 +268,8 @@ def test_bench_serve_loses_nothing_and_reads_no_other_token(
     by = result.cpu_ms_per_request_by
     assert by["service"] is not None and by["service"] > 0, by
     assert by["neo4j"] is None or by["neo4j"] > 0, by
+    assert by["clients"] is not None and by["clients"] > 0, by
+    assert result.machine_busy is not None and 0 < result.machine_busy <= 1
     assert (result.errors, result.lost_writes, result.duplicated_writes,
             result.cross_token_reads) == (0, 0, 0, 0), result.error_samples
     assert result.exit_code == 0
