@@ -17,12 +17,12 @@
 // Params: $scope, $prefix (the scope's entity-key prefix), $entities: list of {key, name,
 //         type}; $rows: list of {id, replace (bool), keys (list of extractor keys),
 //         subjects (list of keys)}.
-// Every lookup by key is a forced seek (USING INDEX SEEK): with statistics of an emptier
-// store (a big scope dropped, a new server), the planner met a plain index hint with a
-// scan of the whole (scope, id) index for every row, behind an Eager, and ran out of
-// memory on a 500-row batch; a memory's entities are reached from it (no label on `e`:
-// only entities are mentioned), where it had read every entity through the index on
-// `ref` (docs/results.md).
+// Every lookup by key is a forced seek (USING INDEX SEEK): on a server with stale index
+// statistics the planner met a plain index hint with a scan of the whole (scope, id)
+// index for every row, behind an Eager, and ran out of memory on a 500-row batch; a
+// memory's entities are reached from it (no label on `e`: only entities are mentioned),
+// where it had read every entity through the index on `ref` (docs/decisions.md, "A
+// lookup by key is always an index seek").
 // Returns: linked.
 CALL () {
   UNWIND $entities AS x

@@ -71,9 +71,9 @@ def test_retention_is_written_once_and_every_query_gets_it_whole() -> None:
 
 
 def test_every_index_hint_forces_a_seek() -> None:
-    # A plain USING INDEX let the planner, on statistics of an emptier store, scan the
-    # whole (scope, id) index for each row of a batch and run out of memory
-    # (ingest/link_entities, docs/results.md); a SEEK hint cannot be met by a scan.
+    # A plain USING INDEX let the planner, on stale index statistics, scan the whole
+    # (scope, id) index for each row of a batch and run out of memory
+    # (ingest/link_entities; docs/decisions.md); a SEEK hint cannot be met by a scan.
     hints = [(name, line.strip()) for name in queries.all_names()
              for line in queries.query(name).splitlines()
              if "USING INDEX" in line and not line.lstrip().startswith("//")]
