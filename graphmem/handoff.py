@@ -3,11 +3,15 @@ agent's `graphmem recall` costs what the recall costs, not the imports and the m
 load (docs/decisions.md, "A CLI call goes to a warm process").
 
 The first call of a kind that can be handed off (`recall`, `context`, `get`, `remember
---text`) runs as usual and starts that process in the background (`graphmem warm serve`);
-later calls send their arguments, environment, working folder and terminal width over a
-Unix socket only this user can open, and print what comes back. The process answers one
-call at a time, exits after IDLE_SECONDS without one, and is replaced when graphmem's code
-changes. GRAPHMEM_WARM=off keeps every call in its own process.
+--text`) runs as usual and starts that process in the background (`graphmem warm serve`),
+isolated from the caller: no module is imported from the caller's folder or PYTHONPATH,
+it runs in its own folder, and it starts with only the environment it needs (`start`).
+Later calls send their arguments, environment, working folder and terminal width over a
+Unix socket only this user can open, and print what comes back. The process answers
+calls concurrently, takes each at once (a caller that hears nothing within
+CONNECT_SECONDS runs the call itself), exits after IDLE_SECONDS without one, and is
+replaced when graphmem's code changes. GRAPHMEM_WARM=off keeps every call in its own
+process.
 
 Standard library only: this module runs before anything else of graphmem is imported.
 """
@@ -18,7 +22,9 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -29,19 +35,34 @@ from typing import Any
 
 #: Commands whose call is handed over: they read no terminal and write little.
 COMMANDS = frozenset({"recall", "context", "get", "remember"})
+#: Of those, the ones that write: an interrupted caller waits for their outcome.
+WRITES = frozenset({"remember"})
 #: A warm process with no call for this long exits.
 IDLE_SECONDS = 900.0
-#: How long a call waits to reach the warm process before it runs on its own.
+#: How long a call waits for the warm process to take it before it runs on its own.
 CONNECT_SECONDS = 0.5
+#: While it works on a call, the warm process says so this often (one newline)...
+HEARTBEAT_SECONDS = 1.0
+#: ...and a caller that hears nothing for this long stops waiting for it.
+SILENT_SECONDS = 15.0
 #: The environment switch; "off" (or "0", "no", "false") keeps calls in their own process.
 SWITCH = "GRAPHMEM_WARM"
 _OFF = {"off", "0", "no", "false"}
+#: What the warm process starts with of the caller's environment: where things live and
+#: how numbers are computed, and graphmem's own settings but for secrets. Each call then
+#: brings its caller's whole environment, for that call alone.
+START_ENV = frozenset({"PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR"})
+START_ENV_PREFIXES = ("LC_", "XDG_", "GRAPHMEM_", "OPENBLAS_", "OMP_", "MKL_")
+_SECRET = re.compile(r"PASSWORD|TOKEN|SECRET|KEY", re.IGNORECASE)
+#: What a caller prints when it is interrupted, and its exit code.
+INTERRUPTED, INTERRUPTED_CODE = "error: interrupted\n", 130
 
 
 def eligible(argv: list[str]) -> bool:
-    """Whether `argv` (without the program name) is a call the warm process may answer:
-    one of COMMANDS, and `remember` only with --text (else it reads stdin, which stays
-    this process's)."""
+    """Whether `argv` (without the program name) may be offered to the warm process: one
+    of COMMANDS, and `remember` only when --text appears. The warm process decides from
+    the parsed command and declines what it must not answer (a `remember` whose --text
+    is another flag's value reads stdin, which stays this process's)."""
     if not argv or argv[0] not in COMMANDS:
         return False
     if argv[0] == "remember":
@@ -96,10 +117,15 @@ def socket_path(stamp: str | None = None) -> Path | None:
     return None if where is None else where / f"{stamp or code_stamp()}.sock"
 
 
+#: `_ask`'s word for "a warm process is there but did not take the call" (busy, stopped
+#: or declining it): the call runs here, and no second warm process is started.
+_NOT_TAKEN: dict[str, Any] = {"not_taken": True}
+
+
 def call(argv: list[str]) -> int | None:
     """Hand `argv` to the warm process and print its answer; its exit code, or None when
-    this call must run in this process (not eligible, switched off, or no warm process
-    answers, in which case one is started for the next call)."""
+    this call must run in this process (not eligible, switched off, or not taken by a
+    warm process; when none runs, one is started for the next call)."""
     if not eligible(argv) or not enabled():
         return None
     try:
@@ -112,6 +138,8 @@ def call(argv: list[str]) -> int | None:
     if answer is None:
         start(path)
         return None
+    if answer is _NOT_TAKEN:
+        return None
     sys.stdout.write(answer.get("stdout", ""))
     sys.stdout.flush()
     sys.stderr.write(answer.get("stderr", ""))
@@ -119,8 +147,9 @@ def call(argv: list[str]) -> int | None:
 
 
 def _ask(path: Path, argv: list[str]) -> dict[str, Any] | None:
-    """Send one call; the answer, or None when nothing answers at `path`. A process that
-    took the call and died answers exit 2 (the call's writes may or may not have landed)."""
+    """Send one call; the answer, None when nothing listens at `path`, or _NOT_TAKEN.
+    A process that took the call and died, or went silent, answers exit 2 for a write
+    (it may or may not have landed); a read it went silent on runs here instead."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(CONNECT_SECONDS)
     try:
@@ -131,22 +160,65 @@ def _ask(path: Path, argv: list[str]) -> dict[str, Any] | None:
     request = {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(),
                "columns": shutil.get_terminal_size((0, 0)).columns
                if sys.stdout.isatty() else 0}
+    writes = argv[0] in WRITES
+    taken = False
     try:
-        conn.settimeout(None)  # the call takes as long as it takes
-        conn.sendall(json.dumps(request).encode() + b"\n")
-        conn.shutdown(socket.SHUT_WR)
-        data = _read_all(conn)
-    except OSError:
-        data = b""
+        try:
+            conn.sendall(json.dumps(request).encode() + b"\n")
+            conn.shutdown(socket.SHUT_WR)
+            first = conn.recv(1)  # the warm process takes a call at once
+            if not first:
+                return _NOT_TAKEN
+            taken = True
+            conn.settimeout(SILENT_SECONDS)  # it says it is alive while it works
+            data = first + _read_all(conn)
+        except TimeoutError:
+            if not taken or not writes:
+                return _NOT_TAKEN  # nothing of it was printed: the call runs here
+            return _lost("went silent during the call")
+        except OSError:
+            data = b""
+        except KeyboardInterrupt:
+            return _interrupted(conn, taken and writes)
     finally:
         conn.close()
     try:
         answer = json.loads(data)
     except ValueError:
-        return {"stdout": "", "code": 2, "stderr": "error: the warm graphmem process "
-                "ended during the call; run it again (GRAPHMEM_WARM=off runs each call "
-                "on its own)\n"}
-    return answer if isinstance(answer, dict) else None
+        return _lost("ended during the call")
+    if not isinstance(answer, dict) or answer.get("decline"):
+        return _NOT_TAKEN
+    return answer
+
+
+def _lost(what: str) -> dict[str, Any]:
+    return {"stdout": "", "code": 2, "stderr": f"error: the warm graphmem process {what}; "
+            "a write may or may not have landed: check, then run it again "
+            "(GRAPHMEM_WARM=off runs each call on its own)\n"}
+
+
+def _interrupted(conn: socket.socket, wait: bool) -> dict[str, Any]:
+    """Ctrl-C during a handed-off call. A read is dropped. A write the warm process has
+    taken may be committing: the caller waits for its outcome and reports it, so a write
+    either lands and is reported or is not made (further interrupts are ignored while
+    it waits, for at most SILENT_SECONDS of silence)."""
+    if not wait:
+        return {"stdout": "", "stderr": INTERRUPTED, "code": INTERRUPTED_CODE}
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        sys.stderr.write("interrupted: the write was handed off already; waiting for "
+                         "its outcome\n")
+        sys.stderr.flush()
+        try:
+            answer = json.loads(_read_all(conn))
+        except (OSError, ValueError):
+            return _lost("ended after the interrupt")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if not isinstance(answer, dict):
+        return _lost("ended after the interrupt")
+    return {**answer, "stderr": answer.get("stderr", "") + INTERRUPTED,
+            "code": answer.get("code") or INTERRUPTED_CODE}
 
 
 def _read_all(conn: socket.socket) -> bytes:
@@ -156,11 +228,24 @@ def _read_all(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
+def start_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """The environment a warm process starts with: START_ENV and START_ENV_PREFIXES of
+    `environ`, less anything named like a secret (PYTHONPATH and the like never)."""
+    return {k: v for k, v in environ.items()
+            if (k in START_ENV or k.startswith(START_ENV_PREFIXES)) and not _SECRET.search(k)}
+
+
 def start(path: Path) -> None:
     """Start a warm process for `path` in the background, detached from this call's
-    terminal and output (it may already be starting: the loser of two exits at once)."""
+    terminal and output (it may already be starting: the loser of two exits at once).
+    It runs isolated: -E ignores PYTHON* variables (PYTHONPATH), -P puts no folder of
+    the caller's on sys.path, its working folder is its socket's, and its environment
+    is `start_env`'s. It serves only if it imports the graphmem this caller runs (the
+    socket's name is that code's stamp)."""
     with contextlib.suppress(OSError):
         subprocess.Popen(
-            [sys.executable, "-m", "graphmem", "warm", "serve", "--socket", str(path)],
+            [sys.executable, "-E", "-P", "-m", "graphmem", "warm", "serve",
+             "--socket", str(path)],
+            cwd=path.parent, env=start_env(os.environ),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)

@@ -8,12 +8,17 @@ import sys
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point. Ctrl-C anywhere (while graphmem loads, too) ends the
+    call with one line and exit code 130, never a traceback."""
     from graphmem import handoff
 
-    code = handoff.call(sys.argv[1:])
-    if code is None:
-        from graphmem.cli import main as here
+    try:
+        code = handoff.call(sys.argv[1:])
+        if code is None:
+            from graphmem.cli import main as here
 
-        here()
+            here()
+    except KeyboardInterrupt:
+        sys.stderr.write(handoff.INTERRUPTED)
+        code = handoff.INTERRUPTED_CODE
     sys.exit(code)

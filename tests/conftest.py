@@ -9,6 +9,7 @@ skipping the integration tests. Each test gets its own scope, deleted afterwards
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -231,3 +232,76 @@ def chat_endpoint() -> Iterator[ChatEndpoint]:
     endpoint = ChatEndpoint()
     yield endpoint
     endpoint.close()
+
+
+class TcpProxy:
+    """A TCP proxy on loopback to a real server (Neo4j's Bolt port) that a test can
+    hold: while held, no byte crosses it either way (a server that stopped answering),
+    and once let go everything held goes through. Its threads end with `close`."""
+
+    def __init__(self, host: str, port: int) -> None:
+        import socket
+        import threading
+
+        self._target = (host, port)
+        self._open = threading.Event()
+        self._open.set()
+        self._closed = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.2)
+        self.port = self._listener.getsockname()[1]
+        self._sockets: list[Any] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def hold(self) -> None:
+        """Stop passing bytes on (connections stay open)."""
+        self._open.clear()
+
+    def release(self) -> None:
+        """Pass bytes on again, those held first."""
+        self._open.set()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while not self._closed.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except (TimeoutError, OSError):
+                continue
+            server = socket.create_connection(self._target)
+            self._sockets += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: Any, sink: Any) -> None:
+        try:
+            while chunk := source.recv(65536):
+                self._open.wait()
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with contextlib.suppress(OSError):
+                    s.close()
+
+    def close(self) -> None:
+        self._closed.set()
+        self._open.set()
+        self._listener.close()
+        for s in self._sockets:
+            with contextlib.suppress(OSError):
+                s.close()
+
+
+@pytest.fixture
+def bolt_proxy(neo4j_settings: Settings) -> Iterator[TcpProxy]:
+    """A TcpProxy to the test server's Bolt port."""
+    from urllib.parse import urlsplit
+
+    where = urlsplit(neo4j_settings.neo4j_uri)
+    proxy = TcpProxy(where.hostname or "127.0.0.1", where.port or 7687)
+    yield proxy
+    proxy.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import signal
 import sys
@@ -259,7 +260,31 @@ def warm_serve(
         help="Exit after this many seconds without a call.")] = handoff.IDLE_SECONDS,
 ) -> None:
     """Answer handed-off calls until idle (started by the first call, in the background)."""
-    warm_cmd.serve(socket_path, idle, run)
+    warm_cmd.serve(socket_path, idle, run, handed_off)
+
+
+def handed_off(argv: list[str]) -> bool:
+    """Whether the warm process may answer `argv`, decided from the command as Typer
+    parses it, never from raw words: `remember` only with a --text value and no file (a
+    `--text` that is another flag's value leaves stdin to read, which is the caller's)."""
+    if not handoff.eligible(argv):
+        return False
+    command = _click_command().commands.get(argv[0])
+    if command is None:
+        return False
+    try:
+        with command.make_context(argv[0], list(argv[1:]), resilient_parsing=True) as ctx:
+            params = dict(ctx.params)
+    except Exception:  # a parse it cannot make: the caller's own process says what is wrong
+        return False
+    if argv[0] == "remember":
+        return params.get("text") is not None and params.get("file") is None
+    return True
+
+
+@functools.cache
+def _click_command() -> Any:
+    return typer.main.get_command(app)
 
 
 def exit_on_sigterm() -> None:
@@ -281,7 +306,8 @@ def run(argv: list[str] | None = None) -> int:
     try:
         code = app(args=argv, standalone_mode=False)
     except typer.Abort:
-        code = 130
+        print(handoff.INTERRUPTED, end="", file=sys.stderr)
+        code = handoff.INTERRUPTED_CODE
     except typer.TyperException as e:
         if not e.format_message():  # no command given: the help was printed
             return 0

@@ -130,8 +130,11 @@ def handled(fn: Callable[P, R]) -> Callable[P, R]:
             bad = invalid(e, flags=True)
             err().print(f"error: {bad.field}: {bad.reason}", markup=False, highlight=False)
             raise typer.Exit(1) from None
-        except KeyboardInterrupt:
-            raise typer.Exit(130) from None
+        except KeyboardInterrupt:  # the one line and exit code the warm path gives too
+            from graphmem.handoff import INTERRUPTED, INTERRUPTED_CODE
+
+            err().print(INTERRUPTED.strip(), markup=False, highlight=False)
+            raise typer.Exit(INTERRUPTED_CODE) from None
 
     return wrapper
 

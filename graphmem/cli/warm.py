@@ -1,21 +1,26 @@
 """`graphmem warm serve|status|stop`: the process that answers handed-off CLI calls
 (`graphmem.handoff`). It keeps graphmem imported and the embedding model loaded, and runs
 each call as the command would have run it: the caller's arguments, environment (so its
-settings and scope), working folder and terminal width, its output captured and sent back
-with the exit code. One call at a time."""
+settings and scope), working folder (for graphmem.toml) and terminal width, its output
+captured and sent back with the exit code. Calls run concurrently, each on its own
+thread: what a command reads of the process (stdout, stderr, os.environ) is routed to
+that call's own (`Routed`), so no call sees another's."""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import fcntl
 import io
 import json
 import os
 import socket
 import struct
+import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +36,133 @@ app = typer.Typer(help="The warm process that answers recall, context, get and r
 
 #: Runs one command's arguments here and returns its exit code (`graphmem.cli.run`).
 Runner = Callable[[list[str]], int]
+#: Whether the parsed command `argv` is one the warm process may answer
+#: (`graphmem.cli.handed_off`).
+Takes = Callable[[list[str]], bool]
+#: How long a stopping warm process waits for the calls it has taken.
+DRAIN_SECONDS = 60.0
 
 
-def serve(socket_path: Path | None, idle: float, run: Runner) -> None:
+class _Call:
+    """One call's own stdout, stderr and environment."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.out, self.err, self.env = io.StringIO(), io.StringIO(), env
+
+
+_CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
+    "graphmem_warm_call", default=None)
+
+
+class _Stream:
+    """sys.stdout or sys.stderr of the warm process: the current call's, else the
+    process's own."""
+
+    def __init__(self, own: Any, pick: Callable[[_Call], io.StringIO]) -> None:
+        self._own, self._pick = own, pick
+
+    def _target(self) -> Any:
+        call = _CURRENT.get()
+        return self._own if call is None else self._pick(call)
+
+    def write(self, text: str) -> int:
+        return int(self._target().write(text))
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def isatty(self) -> bool:
+        return bool(self._target().isatty())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target(), name)
+
+
+class _Environ(MutableMapping[str, str]):
+    """os.environ of the warm process: the current call's environment, else the
+    process's own. (C code and child processes see the process's own, as they would
+    have in the caller's process: the calls handed off start none.)"""
+
+    def __init__(self, own: MutableMapping[str, str]) -> None:
+        self._own = own
+
+    def _target(self) -> MutableMapping[str, str]:
+        call = _CURRENT.get()
+        return self._own if call is None else call.env
+
+    def __getitem__(self, key: str) -> str:
+        return self._target()[key]
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._target()[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._target()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._target()))
+
+    def __len__(self) -> int:
+        return len(self._target())
+
+    def copy(self) -> dict[str, str]:
+        return dict(self._target())
+
+
+def route_process_state() -> None:
+    """Route stdout, stderr and os.environ to the current call's (idempotent)."""
+    if not isinstance(os.environ, _Environ):
+        # Replaced, not cleared: the process keeps its own beneath the calls' (B003).
+        os.environ = _Environ(os.environ)  # type: ignore[assignment]  # noqa: B003
+    if not isinstance(sys.stdout, _Stream):
+        sys.stdout = _Stream(sys.stdout, lambda c: c.out)
+    if not isinstance(sys.stderr, _Stream):
+        sys.stderr = _Stream(sys.stderr, lambda c: c.err)
+
+
+def call_env(env: dict[str, str], cwd: str, columns: int) -> dict[str, str]:
+    """The environment a call runs with: its caller's, with the terminal's width, and
+    graphmem.toml found in the caller's folder (the warm process's own is elsewhere)."""
+    env = dict(env)
+    env.pop("COLUMNS", None)
+    if columns:
+        env["COLUMNS"] = str(columns)
+    env["GRAPHMEM_CONFIG"] = os.path.join(cwd, env.get("GRAPHMEM_CONFIG", "graphmem.toml"))
+    return env
+
+
+def run_call(run: Runner, argv: list[str], env: dict[str, str], cwd: str,
+             columns: int) -> dict[str, Any]:
+    """Run `graphmem ARGV` here as the caller would have run it; its stdout, stderr and
+    exit code. Safe to call from many threads at once (after `route_process_state`)."""
+    call = _Call(call_env(env, cwd, columns))
+    token = _CURRENT.set(call)
+    try:
+        if not os.path.isdir(cwd):
+            raise FileNotFoundError(f"the working folder {cwd} is gone")
+        try:
+            code = run(argv)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except Exception:  # what would have ended the caller's own process
+            traceback.print_exc()
+            code = 1
+    except OSError as e:
+        call.err.write(f"error: {e}\n")
+        code = 1
+    finally:
+        _CURRENT.reset(token)
+    return {"stdout": call.out.getvalue(), "stderr": call.err.getvalue(), "code": code}
+
+
+def serve(socket_path: Path | None, idle: float, run: Runner, takes: Takes) -> None:
     """Answer handed-off calls with `run` until idle (`graphmem warm serve`, which
-    `graphmem.cli` declares: the command runner lives there)."""
+    `graphmem.cli` declares: the command runner lives there). It serves only at its own
+    code's socket: one started for another graphmem (a caller's PYTHONPATH or folder
+    held another) exits, and that graphmem's calls run on their own."""
     path = socket_path or handoff.socket_path()
-    if path is None:
-        raise typer.Exit(1)  # no private folder: calls keep running on their own
+    if path is None or path.stem != handoff.code_stamp():
+        raise typer.Exit(1)  # no private folder, or not this code's socket
     lock = path.with_suffix(".lock").open("w")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -51,19 +175,22 @@ def serve(socket_path: Path | None, idle: float, run: Runner) -> None:
         listener.bind(str(path))
     finally:
         os.umask(mask)
-    listener.listen(16)
-    state = {"pid": os.getpid(), "since": time.time(), "calls": 0, "socket": str(path)}
+    listener.listen(64)
+    server = _Server(path, run, takes)
     try:
         _warm_up()
-        listener.settimeout(idle)
-        while True:
+        route_process_state()
+        threading.Thread(target=server.beat, name="warm-heartbeat", daemon=True).start()
+        listener.settimeout(0.25)  # how often it looks at the clock and for a stop
+        while not server.finished(idle):
             try:
                 conn, _ = listener.accept()
             except TimeoutError:
-                return
-            with conn:
-                if not _answer(conn, state, run):
-                    return
+                continue
+            server.touch()
+            threading.Thread(target=server.answer, args=(conn,), name="warm-call",
+                             daemon=True).start()
+        server.drain(DRAIN_SECONDS)
     finally:
         listener.close()
         path.unlink(missing_ok=True)
@@ -83,67 +210,110 @@ def _warm_up() -> None:
         embed.from_settings(load_settings()).warm()
 
 
-def _answer(conn: socket.socket, state: dict[str, Any], run: Runner) -> bool:
-    """Read one request and answer it; False when asked to stop."""
-    creds = getattr(socket, "SO_PEERCRED", None)
-    if creds is not None:
-        _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, creds, 12))
-        if uid != os.getuid():
-            return True  # not this user's call (the folder should have kept it out)
+class _Server:
+    """The calls a warm process has taken: each answered on its own thread, each told
+    every HEARTBEAT_SECONDS that it is still being worked on."""
+
+    def __init__(self, path: Path, run: Runner, takes: Takes) -> None:
+        self.run, self.takes = run, takes
+        self.state: dict[str, Any] = {
+            "pid": os.getpid(), "since": time.time(), "calls": 0, "socket": str(path),
+            "graphmem": str(Path(handoff.__file__).resolve().parent),
+            "cwd": os.getcwd(), "sys_path": list(sys.path)}
+        self._lock = threading.Lock()
+        self._working: dict[socket.socket, threading.Lock] = {}
+        self._stop = threading.Event()
+        self._last = time.monotonic()
+
+    def touch(self) -> None:
+        with self._lock:
+            self._last = time.monotonic()
+
+    def finished(self, idle: float) -> bool:
+        """Asked to stop, or no call for `idle` seconds and none under way."""
+        with self._lock:
+            quiet = not self._working and time.monotonic() - self._last > idle
+        return self._stop.is_set() or quiet
+
+    def drain(self, most: float) -> None:
+        """Wait (at most `most` seconds) for the calls under way to be answered."""
+        deadline = time.monotonic() + most
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not self._working:
+                    return
+            time.sleep(0.05)
+
+    def beat(self) -> None:
+        """Tell every caller whose call is under way that it is (a newline each)."""
+        while True:
+            time.sleep(handoff.HEARTBEAT_SECONDS)
+            with self._lock:
+                working = list(self._working.items())
+            for conn, sending in working:
+                with sending, contextlib.suppress(OSError):
+                    conn.send(b"\n")
+
+    def answer(self, conn: socket.socket) -> None:
+        """Take one connection's request and answer it."""
+        with conn:
+            creds = getattr(socket, "SO_PEERCRED", None)
+            if creds is not None:
+                _pid, uid, _gid = struct.unpack(
+                    "3i", conn.getsockopt(socket.SOL_SOCKET, creds, 12))
+                if uid != os.getuid():
+                    return  # not this user's call (the folder should have kept it out)
+            conn.settimeout(5.0)  # a request is a few kB, sent at once
+            try:
+                conn.sendall(b"\n")  # taken: the caller waits for the answer now
+                request = json.loads(_read_all(conn))
+            except (OSError, ValueError):
+                return  # the caller went away, or sent no whole request: nothing is run
+            if not isinstance(request, dict):
+                return
+            if request.get("stop"):
+                self._stop.set()
+                _send(conn, {**self.state, "stopping": True})
+            elif request.get("status"):
+                _send(conn, self.state)
+            else:
+                self._call(conn, request)
+
+    def _call(self, conn: socket.socket, request: dict[str, Any]) -> None:
+        try:
+            argv = [str(a) for a in request["argv"]]
+            env = {str(k): str(v) for k, v in dict(request["env"]).items()}
+            cwd, columns = str(request["cwd"]), int(request.get("columns") or 0)
+        except (KeyError, TypeError, ValueError):
+            return
+        if not self.takes(argv):
+            _send(conn, {"decline": True})  # the caller runs it on its own
+            return
+        sending = threading.Lock()
+        with self._lock:
+            self.state["calls"] += 1
+            self._working[conn] = sending
+        try:
+            answer = run_call(self.run, argv, env, cwd, columns)
+        finally:
+            with self._lock:
+                del self._working[conn]
+                self._last = time.monotonic()
+        with sending:
+            conn.settimeout(handoff.SILENT_SECONDS)
+            _send(conn, answer)
+
+
+def _read_all(conn: socket.socket) -> bytes:
     chunks = []
     while chunk := conn.recv(65536):
         chunks.append(chunk)
-    try:
-        request = json.loads(b"".join(chunks))
-    except ValueError:
-        return True
-    if request.get("stop"):
-        _send(conn, {**state, "stopping": True})
-        return False
-    if request.get("status"):
-        _send(conn, state)
-        return True
-    state["calls"] += 1
-    _send(conn, run_call(run, request["argv"], request["env"], request["cwd"],
-                         int(request.get("columns") or 0)))
-    return True
+    return b"".join(chunks)
 
 
 def _send(conn: socket.socket, answer: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):  # the caller gave up
         conn.sendall(json.dumps(answer).encode())
-
-
-def run_call(run: Runner, argv: list[str], env: dict[str, str], cwd: str,
-             columns: int) -> dict[str, Any]:
-    """Run `graphmem ARGV` here as the caller would have run it; its stdout, stderr and
-    exit code."""
-    saved_env, saved_cwd = dict(os.environ), os.getcwd()
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        os.environ.clear()
-        os.environ.update(env)
-        os.environ.pop("COLUMNS", None)
-        if columns:
-            os.environ["COLUMNS"] = str(columns)
-        os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = run(argv)
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-            except Exception:  # what would have ended the caller's own process
-                traceback.print_exc()
-                code = 1
-    except OSError as e:  # the caller's folder is gone
-        err.write(f"error: {e}\n")
-        code = 1
-    finally:
-        os.environ.clear()
-        os.environ.update(saved_env)
-        with contextlib.suppress(OSError):
-            os.chdir(saved_cwd)
-    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
 
 
 def ask(request: dict[str, Any], path: Path) -> dict[str, Any] | None:
@@ -155,10 +325,7 @@ def ask(request: dict[str, Any], path: Path) -> dict[str, Any] | None:
         conn.connect(str(path))
         conn.sendall(json.dumps(request).encode())
         conn.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := conn.recv(65536):
-            chunks.append(chunk)
-        answer = json.loads(b"".join(chunks))
+        answer = json.loads(_read_all(conn))
     except (OSError, ValueError):
         return None
     finally:

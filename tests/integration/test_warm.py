@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +108,156 @@ def test_warm_stop_ends_it_and_calls_run_on_their_own_again(
     assert _status(warm_env) is None
     off = _run(["recall", "anything", "--json"], {**warm_env, "GRAPHMEM_WARM": "off"})
     assert off.returncode == 0 and _status(warm_env) is None  # and started none
+
+
+def _warm_pid(env: dict[str, str]) -> int:
+    _run(["recall", "start it", "--json"], env)
+    return int(_wait_for_warm(env)["pid"])
+
+
+def test_the_warm_process_imports_nothing_from_the_callers_folder_or_pythonpath(
+        warm_env: dict[str, str], tmp_path: Path) -> None:
+    import graphmem
+
+    marker = tmp_path / "imported"
+    planted = f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+    clone = tmp_path / "a-cloned-repository"  # an agent's working folder, with a graphmem
+    (clone / "graphmem").mkdir(parents=True)
+    for name in ("__init__.py", "__main__.py"):
+        (clone / "graphmem" / name).write_text(planted)
+    path_dir = tmp_path / "on-pythonpath"
+    path_dir.mkdir()
+    (path_dir / "sitecustomize.py").write_text(planted)  # Python imports it at start
+    env = {**warm_env, "PYTHONPATH": str(path_dir), "NEO4J_PASSWORD": warm_env[
+        "NEO4J_PASSWORD"]}
+    first = subprocess.run([*command(), "recall", "anything", "--json"], env=env, cwd=clone,
+                           capture_output=True, text=True, timeout=300,
+                           stdin=subprocess.DEVNULL)
+    assert first.returncode == 0, first.stderr
+    found = _wait_for_warm(warm_env)
+    pid = int(found["pid"])
+    assert found["graphmem"] == str(Path(graphmem.__file__).resolve().parent)
+    assert found["cwd"] != str(clone)
+    assert not {str(clone), str(path_dir), "", "."} & set(found["sys_path"])
+    again = subprocess.run([*command(), "recall", "anything", "--json"], env=env, cwd=clone,
+                           capture_output=True, text=True, timeout=300,
+                           stdin=subprocess.DEVNULL)
+    assert again.returncode == 0 and _status(warm_env)["calls"] >= 1
+    # The callers imported sitecustomize themselves (their own environment asked them
+    # to); the warm process never did, and no one imported the planted graphmem.
+    importers = {int(p) for p in marker.read_text().split()} if marker.exists() else set()
+    assert pid not in importers
+    started_with = dict(line.split("=", 1) for line in Path(
+        f"/proc/{pid}/environ").read_bytes().decode().split("\0") if "=" in line)
+    assert "NEO4J_PASSWORD" not in started_with and "PYTHONPATH" not in started_with
+
+
+def test_a_stopped_warm_process_stalls_no_call(warm_env: dict[str, str]) -> None:
+    pid = _warm_pid(warm_env)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        done = _run(["context", "--json"], warm_env)
+        took = time.monotonic() - started
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert done.returncode == 0, done.stderr
+    assert "lines" in json.loads(done.stdout)
+    assert took < 60  # it ran on its own instead of waiting for the stopped process
+
+
+def test_calls_are_answered_while_another_waits_for_its_unreachable_server(
+        warm_env: dict[str, str]) -> None:
+    _warm_pid(warm_env)
+    before = _status(warm_env)["calls"]
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
+    try:
+        stuck = subprocess.Popen(
+            [*command(), "recall", "anything", "--json"],
+            env={**warm_env, "NEO4J_URI": f"bolt://127.0.0.1:{silent.getsockname()[1]}",
+                 "GRAPHMEM_CONNECT_TIMEOUT": "10"},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=subprocess.DEVNULL)
+        while _status(warm_env)["calls"] == before:  # the warm process took it
+            time.sleep(0.05)
+        quick = _run(["context", "--json"], warm_env)
+        assert quick.returncode == 0, quick.stderr
+        assert stuck.poll() is None  # answered while the other call still waits
+        _out, err = stuck.communicate(timeout=120)
+    finally:
+        silent.close()
+    assert stuck.returncode == 2 and err.startswith("error: Neo4j")
+    assert _status(warm_env)["calls"] == before + 2  # both were answered warm
+
+
+def test_remember_decides_from_the_parsed_command_not_raw_words(
+        warm_env: dict[str, str], mem: GraphMem) -> None:
+    _warm_pid(warm_env)
+    before = _status(warm_env)["calls"]
+    record = json.dumps({"id": "piped-1", "text": "The billing service retries twice"})
+    for env in (warm_env, {**warm_env, "GRAPHMEM_WARM": "off"}):
+        # "--text" is --added-by's value here: the records come from stdin.
+        done = subprocess.run([*command(), "remember", "--added-by", "--text", "--json"],
+                              env=env, input=record, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["outcomes"][0]["id"] == "piped-1"
+    assert _status(warm_env)["calls"] == before  # declined: the caller read its stdin
+    assert mem.get(ids=["piped-1"])[0].added_by == "--text"
+
+
+def _interruptible(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """A caller that Ctrl-C reaches (a test runner's background job may ignore SIGINT,
+    and its children inherit that)."""
+    return subprocess.Popen(
+        [*command(), *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _taken(env: dict[str, str], before: int) -> None:
+    deadline = time.monotonic() + 60
+    while _status(env)["calls"] == before:
+        assert time.monotonic() < deadline, "the warm process never took the call"
+        time.sleep(0.05)
+    time.sleep(0.3)  # its caller has heard that it was taken
+
+
+def test_ctrl_c_during_a_handed_off_write_reports_the_write_that_landed(
+        warm_env: dict[str, str], bolt_proxy: Any, mem: GraphMem) -> None:
+    env = {**warm_env, "NEO4J_URI": f"bolt://127.0.0.1:{bolt_proxy.port}"}
+    _warm_pid(env)
+    before = _status(env)["calls"]
+    bolt_proxy.hold()  # the write waits on its server
+    caller = _interruptible(["remember", "--text", "Invoices are sent on the first "
+                             "working day", "--json"], env)
+    try:
+        _taken(env, before)
+        caller.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        assert caller.poll() is None  # waiting for the write's outcome
+    finally:
+        bolt_proxy.release()
+    out, err = caller.communicate(timeout=120)
+    assert caller.returncode == 130, err
+    assert err.splitlines()[0].startswith("interrupted: the write was handed off")
+    assert err.splitlines()[-1] == "error: interrupted"
+    written = json.loads(out)["outcomes"][0]
+    assert written["status"] == "created"
+    assert mem.get(ids=[written["id"]])[0].text.startswith("Invoices are sent")
+
+
+def test_ctrl_c_during_a_handed_off_read_ends_it_in_one_line(
+        warm_env: dict[str, str], bolt_proxy: Any) -> None:
+    env = {**warm_env, "NEO4J_URI": f"bolt://127.0.0.1:{bolt_proxy.port}"}
+    _warm_pid(env)
+    before = _status(env)["calls"]
+    bolt_proxy.hold()
+    caller = _interruptible(["recall", "anything", "--json"], env)
+    try:
+        _taken(env, before)
+        caller.send_signal(signal.SIGINT)
+        out, err = caller.communicate(timeout=30)
+    finally:
+        bolt_proxy.release()
+    assert (caller.returncode, out, err) == (130, "", "error: interrupted\n")

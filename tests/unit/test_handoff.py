@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,48 @@ def test_the_code_stamp_changes_with_graphmems_code(tmp_path: Path) -> None:
     finally:
         os.utime(module, ns=(stamp, stamp))
     assert handoff.code_stamp() == before
+
+
+def test_the_warm_process_starts_with_no_secret_and_no_python_path() -> None:
+    caller = {"PATH": "/usr/bin", "HOME": "/home/a", "LC_ALL": "C.UTF-8",
+              "GRAPHMEM_SCOPE": "team:ops", "GRAPHMEM_EMBEDDING_API_KEY": "sk-1",
+              "GRAPHMEM_SUMMARY_API_KEY": "sk-2", "NEO4J_PASSWORD": "hunter2",
+              "NEO4J_URI": "bolt://db:7687", "PYTHONPATH": "/tmp/evil",
+              "PYTHONSTARTUP": "/tmp/evil.py", "OPENAI_API_KEY": "sk-3", "AWS_SECRET": "x"}
+    assert handoff.start_env(caller) == {
+        "PATH": "/usr/bin", "HOME": "/home/a", "LC_ALL": "C.UTF-8",
+        "GRAPHMEM_SCOPE": "team:ops"}
+
+
+def test_calls_answered_at_once_each_see_only_their_own_environment_and_output(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from graphmem.cli import warm
+
+    for target, name in ((os, "environ"), (sys, "stdout"), (sys, "stderr")):
+        monkeypatch.setattr(target, name, getattr(target, name))  # put back afterwards
+    warm.route_process_state()
+    both = threading.Barrier(2, timeout=10)
+
+    def runner(argv: list[str]) -> int:
+        both.wait()  # the two calls are under way together
+        print(f"{argv[0]} sees {os.environ['GRAPHMEM_SCOPE']}")
+        print(f"{argv[0]} warns", file=sys.stderr)
+        return int(argv[1])
+
+    answers: dict[str, dict] = {}
+
+    def call(name: str, code: int) -> None:
+        answers[name] = warm.run_call(runner, [name, str(code)],
+                                      {"GRAPHMEM_SCOPE": f"scope-{name}"}, "/", 0)
+
+    threads = [threading.Thread(target=call, args=(n, c)) for n, c in (("a", 0), ("b", 3))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers["a"] == {"stdout": "a sees scope-a\n", "stderr": "a warns\n", "code": 0}
+    assert answers["b"] == {"stdout": "b sees scope-b\n", "stderr": "b warns\n", "code": 3}
+    assert "GRAPHMEM_SCOPE" not in os.environ or os.environ["GRAPHMEM_SCOPE"] not in (
+        "scope-a", "scope-b")
