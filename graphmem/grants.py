@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.errors import Forbidden
+from graphmem.errors import Forbidden, InputError
 from graphmem.options import store_knobs
 from graphmem.write.gates import shown
 
@@ -18,8 +18,12 @@ def may_write(read_only: bool) -> None:
 
 
 def may_use(scopes: Sequence[str], scope: str | None) -> str:
-    """The scope a call acts on (`scope`, else the grant's first), refused unless granted."""
-    chosen = scope or scopes[0]
+    """The scope a call acts on (`scope`, else the grant's first), refused unless granted.
+    Only a missing scope means the grant's first: an empty one is refused (a drop of ""
+    must never reach the default)."""
+    if scope is not None and not scope.strip():
+        raise InputError("a scope is never empty: name it, or leave it out", field="scope")
+    chosen = scopes[0] if scope is None else scope
     if chosen not in scopes:
         raise Forbidden(f"this token may not use scope {shown(chosen)}")
     return chosen

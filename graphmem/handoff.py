@@ -148,8 +148,10 @@ def call(argv: list[str]) -> int | None:
 
 def _ask(path: Path, argv: list[str]) -> dict[str, Any] | None:
     """Send one call; the answer, None when nothing listens at `path`, or _NOT_TAKEN.
-    A process that took the call and died, or went silent, answers exit 2 for a write
-    (it may or may not have landed); a read it went silent on runs here instead."""
+    The warm process first says it takes the call, and only then is the call sent, so a
+    caller interrupted before that has sent nothing. A process that took the call and
+    died, or went silent, answers exit 2 for a write (it may or may not have landed); a
+    read it went silent on runs here instead."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(CONNECT_SECONDS)
     try:
@@ -161,25 +163,24 @@ def _ask(path: Path, argv: list[str]) -> dict[str, Any] | None:
                "columns": shutil.get_terminal_size((0, 0)).columns
                if sys.stdout.isatty() else 0}
     writes = argv[0] in WRITES
-    taken = False
+    sending = False
     try:
         try:
+            if not conn.recv(1):  # the warm process takes a call at once, or not at all
+                return _NOT_TAKEN
+            sending = True
             conn.sendall(json.dumps(request).encode() + b"\n")
             conn.shutdown(socket.SHUT_WR)
-            first = conn.recv(1)  # the warm process takes a call at once
-            if not first:
-                return _NOT_TAKEN
-            taken = True
             conn.settimeout(SILENT_SECONDS)  # it says it is alive while it works
-            data = first + _read_all(conn)
+            data = _read_all(conn)
         except TimeoutError:
-            if not taken or not writes:
+            if not sending or not writes:
                 return _NOT_TAKEN  # nothing of it was printed: the call runs here
             return _lost("went silent during the call")
         except OSError:
             data = b""
         except KeyboardInterrupt:
-            return _interrupted(conn, taken and writes)
+            return _interrupted(conn, sending and writes)
     finally:
         conn.close()
     try:
@@ -217,6 +218,8 @@ def _interrupted(conn: socket.socket, wait: bool) -> dict[str, Any]:
         signal.signal(signal.SIGINT, previous)
     if not isinstance(answer, dict):
         return _lost("ended after the interrupt")
+    if answer.get("not_run") or answer.get("decline"):  # it had not the whole call
+        return {"stdout": "", "stderr": INTERRUPTED, "code": INTERRUPTED_CODE}
     return {**answer, "stderr": answer.get("stderr", "") + INTERRUPTED,
             "code": answer.get("code") or INTERRUPTED_CODE}
 

@@ -39,6 +39,10 @@ MAX_INT = 2**63 - 1
 MAX_META_STRING = 10_000
 MAX_META_LIST = 1_000
 MemoryId = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\s]+$")]
+#: The ids of kept earlier versions, "<id>@v<n>" (cypher/ingest/snapshot): reserved, so
+#: no record takes one and no version is edited (docs/decisions.md, "Versions are kept,
+#: never edited").
+VERSION_ID = re.compile(r"@v[0-9]+$")
 
 META_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 SESSION_NAME = re.compile(r"^[^\n\r#]{1,200}$")
@@ -118,6 +122,14 @@ class MemoryIn(BaseModel):
     session: SessionName | None = None
     supersedes: MemoryId | None = None
     links: list[MemoryId | LinkIn] = []
+
+    @field_validator("id")
+    @classmethod
+    def _not_a_version(cls, value: str | None) -> str | None:
+        if value is not None and VERSION_ID.search(value):
+            raise ValueError("ids ending in @v<n> name kept versions of a memory "
+                             "(history); choose another id")
+        return value
 
     @field_validator("text")
     @classmethod

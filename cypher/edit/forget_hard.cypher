@@ -21,7 +21,13 @@ WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d:Memory)
 CALL (roots) {
   UNWIND roots AS r
   MATCH (v:Memory {version_of: r.id, scope: $scope})
-  RETURN collect(DISTINCT v) AS versions
+  // A version edited before versions were refused keeps versions of its own
+  // ("<id>@v1@v1"), down its chain of version edges: they go with it.
+  OPTIONAL MATCH (v)-[chain:SUPERSEDES*]->(w:Memory {scope: $scope})
+  WHERE all(e IN chain WHERE e.kind = 'version')
+  WITH collect(v) + collect(w) AS found
+  UNWIND found AS x
+  RETURN collect(DISTINCT x) AS versions
 }
 CALL (roots, versions) {
   UNWIND roots + versions AS x

@@ -2,7 +2,8 @@
 // lifecycle), or the
 // latest tombstone a hard forget left in $scope.
 // Params: $ids (list of string), $scope.
-// Returns: id, scope, tier, lifecycle, tombstone (map or null) — one row per id found.
+// Returns: id, scope, tier, lifecycle, version_of (set on a kept version), tombstone
+//          (map or null) — one row per id found.
 UNWIND $ids AS id
 OPTIONAL MATCH (m:Memory {id: id, scope: $scope})
   USING INDEX SEEK m:Memory(scope, id)
@@ -12,4 +13,5 @@ CALL (id) {
   RETURN collect(t)[0] AS t
 }
 WITH id, m, t WHERE m IS NOT NULL OR t IS NOT NULL
-RETURN id, m.scope AS scope, m.tier AS tier, m.lifecycle AS lifecycle, t {.*} AS tombstone
+RETURN id, m.scope AS scope, m.tier AS tier, m.lifecycle AS lifecycle,
+       m.version_of AS version_of, t {.*} AS tombstone

@@ -265,11 +265,14 @@ class _Server:
                     return  # not this user's call (the folder should have kept it out)
             conn.settimeout(5.0)  # a request is a few kB, sent at once
             try:
-                conn.sendall(b"\n")  # taken: the caller waits for the answer now
+                conn.sendall(b"\n")  # taken: the caller sends its call now
                 request = json.loads(_read_all(conn))
-            except (OSError, ValueError):
-                return  # the caller went away, or sent no whole request: nothing is run
-            if not isinstance(request, dict):
+            except OSError:
+                return  # the caller went away: nothing is run
+            except ValueError:
+                request = None
+            if not isinstance(request, dict):  # no whole request (an interrupted caller)
+                _send(conn, {"not_run": True})
                 return
             if request.get("stop"):
                 self._stop.set()

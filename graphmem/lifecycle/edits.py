@@ -63,13 +63,19 @@ class HistoryEntry(BaseModel):
     memory: MemoryOut
 
 
-def check(store: Store, ids: list[str], scope: str, *, allow_stub: bool = True) -> None:
+def check(store: Store, ids: list[str], scope: str, *, allow_stub: bool = True,
+          allow_version: bool = True) -> None:
     """Raise NotFoundError unless every id is a memory of `scope` (naming a hard-forgotten
-    one as such); InputError for a stub when `allow_stub` is False."""
+    one as such); InputError for a stub when `allow_stub` is False, and for a kept
+    earlier version when `allow_version` is False."""
     found = {r["id"]: r for r in store.read("edit/state", ids=ids, scope=scope)}
     for mid in ids:
         row = found.get(mid)
         if row is not None and row["scope"] is not None:
+            if not allow_version and row["version_of"] is not None:
+                raise InputError(f"memory {shown(mid)} is a kept version of "
+                                 f"{shown(row['version_of'])}: versions are not edited; "
+                                 "update the memory itself", field="id")
             if not allow_stub and row["tier"] == "stub":
                 raise InputError(f"memory {shown(mid)} is a stub: recall it first to bring it "
                                  "back",
@@ -100,8 +106,9 @@ def update(store: Store, mid: str, *, scope: str,
            tags: list[str] | None = None, metadata: dict[str, Any] | None = None) -> WriteReport:
     """Change a memory in place: `current()` reads it as it stands, `write` writes the
     new version through the write path (a new text is re-embedded and re-linked), and the
-    old version is kept in the chain (`history`)."""
-    check(store, [mid], scope)
+    old version is kept in the chain (`history`). A kept version is not edited: its
+    text is what the memory said once, and a forget of the memory takes it along."""
+    check(store, [mid], scope, allow_version=False)
     if text is None and kind is None and importance is None and tags is None \
             and metadata is None:
         raise InputError("nothing to update: give a text, kind, importance, tags or metadata")

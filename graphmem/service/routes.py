@@ -101,7 +101,7 @@ class ForgetBody(_Body):
 class DropScopeBody(_Body):
     """A whole scope to delete, always named: there is no default to drop by accident."""
 
-    scope: str
+    scope: str = Field(min_length=1)
 
 
 class FeedbackBody(_Body):

@@ -314,3 +314,56 @@ def _refused(call, error: type[Exception], says: str) -> bool:
         assert says in str(e), str(e)
         return True
     return False
+
+
+# Issue 57, holes 4 and 7: a version is never edited, and no record takes a version's id.
+
+
+def test_a_version_is_not_edited_and_a_hard_forget_leaves_none(mem: GraphMem,
+                                                               store: Store) -> None:
+    scope = fresh(mem, "version-edit")
+    try:
+        mem.remember([{"id": "pin", "text": "The door code of the lab is 4471"}], scope=scope)
+        mem.update("pin", text="The door code of the lab is 9902", scope=scope)
+        assert [h.memory.id for h in mem.history("pin", scope=scope)] == ["pin", "pin@v1"]
+        try:
+            mem.update("pin@v1", text="The lab door code was 4471 until May", scope=scope)
+            raise AssertionError("a kept version was edited")
+        except InputError as e:
+            assert e.field == "id" and "version" in e.one_line()
+        # What an older graphmem left: a version edited, with a version of its own.
+        store.driver.execute_query(
+            "MATCH (v:Memory {id: 'pin@v1', scope: $scope}) "
+            "CREATE (c:Memory) SET c = v {.*, id: 'pin@v1@v1', version_of: 'pin@v1'} "
+            "CREATE (v)-[:SUPERSEDES {kind: 'version', at: datetime()}]->(c)",
+            scope=scope, database_=store.database)
+        done = mem.forget("pin", hard=True, scope=scope)
+        assert done.versions_deleted == 2
+        assert not any("4471" in s or "9902" in s for s in stored(store, scope))
+        assert mem.get(ids=["pin@v1", "pin@v1@v1"], scope=scope) == []
+        assert mem.recall("The door code of the lab is 4471", mode="exact", scope=scope,
+                          reinforce=False).hits == []
+    finally:
+        mem.drop_scope(scope)
+
+
+def test_no_record_takes_a_versions_id_so_updates_of_the_memory_go_on(mem: GraphMem) -> None:
+    scope = fresh(mem, "version-id")
+    try:
+        mem.remember([{"id": "cfg", "text": "Retries are capped at three"}], scope=scope)
+        for taken in ("cfg@v1", "cfg@v12", "other@v3"):
+            try:
+                mem.remember([{"id": taken, "text": "A record that names a version id"}],
+                             scope=scope)
+                raise AssertionError(f"{taken} was written")
+            except InputError as e:
+                assert e.field == "id" and "@v<n>" in e.one_line()
+        for fine in ("cfg@vnext", "release@v2-notes", "cfg@V1"):  # not a version's form
+            assert mem.remember([{"id": fine, "text": f"Notes for {fine}"}],
+                                scope=scope).counts == {"created": 1}
+        mem.update("cfg", text="Retries are capped at five", scope=scope)
+        mem.update("cfg", text="Retries are capped at seven", scope=scope)
+        assert [h.memory.id for h in mem.history("cfg", scope=scope)] == [
+            "cfg", "cfg@v2", "cfg@v1"]
+    finally:
+        mem.drop_scope(scope)

@@ -543,6 +543,10 @@ def test_a_writer_drops_its_whole_scope_and_no_one_else_can(svc: Service) -> Non
         assert refused.status_code == 403 and set(refused.json()) == {"error"}
     unnamed = svc.call("POST", "/v1/drop_scope", svc.token_a, json={})
     assert unnamed.status_code == 400  # never a default scope
+    for empty in ("", "   ", None):
+        refused = svc.call("POST", "/v1/drop_scope", svc.token_a, json={"scope": empty})
+        assert refused.status_code == 400 and "scope" in refused.json()["error"], refused.text
+    assert _left_of(svc.mem, svc.a) > 0  # nothing was dropped
     dropped = svc.call("POST", "/v1/drop_scope", svc.token_a, json={"scope": svc.a})
     assert dropped.status_code == 200 and dropped.json()["deleted"] >= 1, dropped.text
     assert _left_of(svc.mem, svc.a) == 0
