@@ -120,13 +120,27 @@ class Together:
                 calls.append(call)
                 size += len(call.texts)
         try:
-            vectors = self._run([t for c in calls for t in c.texts])
-            start = 0
-            for c in calls:
-                c.vectors, start = vectors[start:start + len(c.texts)], start + len(c.texts)
+            try:
+                vectors = self._run([t for c in calls for t in c.texts])
+            except Exception:
+                if len(calls) == 1:
+                    raise
+                # One caller's text the model cannot take (a lone surrogate, say) fails
+                # that caller alone: each call runs again on its own.
+                for c in calls:
+                    try:
+                        c.vectors = self._run(c.texts)
+                    except Exception as e:
+                        c.error = e
+            else:
+                start = 0
+                for c in calls:
+                    c.vectors, start = vectors[start:start + len(c.texts)], start + len(
+                        c.texts)
         except BaseException as e:  # every caller hears of it, none waits forever
             for c in calls:
-                c.error = e
+                if c.vectors is None:
+                    c.error = e
         finally:
             with self._lock:
                 del self._queue[:len(calls)]

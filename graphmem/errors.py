@@ -31,6 +31,18 @@ class GraphmemError(Exception):
         return self.one_line()
 
 
+def whole_text(values: str | Sequence[str], field: str) -> None:
+    """Refuse text that is not Unicode (a lone surrogate: JSON's \\ud800 escapes, or
+    argv bytes that are not UTF-8) before it reaches the model or the driver, which
+    fail on it with no word of where."""
+    for value in [values] if isinstance(values, str) else values:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError("holds a lone surrogate (bytes that are not UTF-8), which is "
+                             "not Unicode text", field=field) from None
+
+
 class InputError(GraphmemError):
     """Bad input from the caller: a record, a flag, a file. Says where (source, line, field)."""
 

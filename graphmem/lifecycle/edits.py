@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from graphmem.errors import InputError, NotFoundError
+from graphmem.errors import InputError, NotFoundError, whole_text
 from graphmem.graph.store import Store, Tx, run
 from graphmem.read.rows import to_memory
 from graphmem.types import MemoryIn, MemoryOut, WriteReport
@@ -68,6 +68,7 @@ def check(store: Store, ids: list[str], scope: str, *, allow_stub: bool = True,
     """Raise NotFoundError unless every id is a memory of `scope` (naming a hard-forgotten
     one as such); InputError for a stub when `allow_stub` is False, and for a kept
     earlier version when `allow_version` is False."""
+    whole_text(ids, "id")
     found = {r["id"]: r for r in store.read("edit/state", ids=ids, scope=scope)}
     for mid in ids:
         row = found.get(mid)
@@ -132,7 +133,7 @@ def history(store: Store, mid: str, *, scope: str) -> list[HistoryEntry]:
     return [HistoryEntry(relation=r["relation"], depth=r["depth"],
                          memory=to_memory({"memory": r["memory"], "sessions": [], "entities": [],
                                            "supersedes": []}))
-            for r in rows]
+            for r in rows if r["memory"].get("id") is not None]  # one forgotten meanwhile
 
 
 def link(store: Store, a: str, b: str, *, weight: float, scope: str,

@@ -31,7 +31,8 @@ def export(store: Store, scope: str, *, shadowed: bool = False, archived: bool =
                   *(["archived"] if archived else [])]
     for row in store.stream("admin/export_scope", scope=scope, lifecycles=lifecycles,
                             versions=versions):
-        yield as_record(to_memory(row), row["links"])
+        if row["memory"].get("id") is not None:  # not one forgotten as the export read it
+            yield as_record(to_memory(row), row["links"])
 
 
 def read_pack(source: str | Path | Iterable[MemoryIn | dict[str, Any]], *,

@@ -8,9 +8,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from graphmem.errors import InputError
+from graphmem.errors import InputError, whole_text
 from graphmem.graph.store import Store
-from graphmem.read.rows import to_memory
+from graphmem.read.rows import to_memories
 from graphmem.types import META_KEY, SESSION_NAME, EntityOut, Link, MemoryOut
 from graphmem.vocabulary import MAX_LISTED
 from graphmem.write.gates import shown
@@ -20,8 +20,10 @@ def find(store: Store, scope: str, ids: Sequence[str] | None, *,
          meta: tuple[str, Any] | None = None, limit: int = 100) -> list[MemoryOut]:
     """Memories of `scope` by id, or by one metadata value (`("dia_id", "D1:3")`); a value
     given as text also matches the number or boolean it spells ("3" finds 3)."""
+    whole_text(ids or [], "id")
     key, values = None, []
     if meta is not None:
+        whole_text([meta[0], *([meta[1]] if isinstance(meta[1], str) else [])], "--meta")
         if not META_KEY.fullmatch(meta[0]):
             raise InputError(f"metadata key {shown(meta[0])} must be letters, digits or _",
                              field="--meta")
@@ -32,7 +34,7 @@ def find(store: Store, scope: str, ids: Sequence[str] | None, *,
     rows = store.read("admin/find_memories", scope=scope,
                       ids=list(ids) if ids is not None else None, key=key, values=values,
                       limit=limit)
-    return [to_memory(r) for r in rows]
+    return to_memories(rows)
 
 
 def recent(store: Store, scope: str, layers: Sequence[str] = (), *,
@@ -48,8 +50,7 @@ def recent(store: Store, scope: str, layers: Sequence[str] = (), *,
     rows = store.read("explore/recent", scope=scope, layers=[s for s in layers if s != scope],
                       order=None if order is None else f"meta.{order}",
                       offset=offset, limit=limit)
-    # A memory deleted while this read it comes back without properties: it is gone.
-    return [to_memory(r) for r in rows if r["memory"].get("id") is not None]
+    return to_memories(rows)
 
 
 def scopes_under(store: Store, prefix: str) -> list[str]:
@@ -59,6 +60,7 @@ def scopes_under(store: Store, prefix: str) -> list[str]:
 
 def session_turns(store: Store, scope: str, session: str, last: int) -> list[MemoryOut]:
     """The last `last` live turns of a session of `scope`, oldest of them first."""
+    whole_text(session, "session")
     if not session or not SESSION_NAME.fullmatch(session):
         raise InputError("name the session (up to 200 characters, no # or line break)",
                          field="session")
@@ -66,7 +68,7 @@ def session_turns(store: Store, scope: str, session: str, last: int) -> list[Mem
         raise InputError(f"last must be 1-{MAX_LISTED}, got {last}", field="last")
     rows = store.read("explore/session_turns", scope=scope, session=f"{scope}#{session}",
                       last=last)
-    return [to_memory(r) for r in rows]
+    return to_memories(rows)
 
 
 def entities(store: Store, scope: str, limit: int) -> list[EntityOut]:
@@ -83,4 +85,5 @@ def count(store: Store, scope: str | None) -> int:
 
 def links(store: Store, scope: str, ids: Sequence[str]) -> list[Link]:
     """Every edge from one of `ids` to a memory, entity or session (at most 500)."""
+    whole_text(ids, "id")
     return [Link(**r) for r in store.read("explore/links", scope=scope, ids=list(ids))]

@@ -23,7 +23,7 @@ import numpy as np
 
 from graphmem.clock import as_utc, utcnow
 from graphmem.embed import EmbedsQueries
-from graphmem.errors import InputError
+from graphmem.errors import InputError, whole_text
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import answer, association, candidates, rank
@@ -85,6 +85,7 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
 def _check(query: str) -> None:
     if not query.strip():
         raise InputError("the query is empty", field="query")
+    whole_text(query, "query")
     if len(query) > MAX_QUERY_CHARS:
         raise InputError(f"the query is {len(query)} characters; the limit is "
                          f"{MAX_QUERY_CHARS}", field="query")

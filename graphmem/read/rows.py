@@ -167,6 +167,12 @@ def to_memory(row: dict[str, Any]) -> MemoryOut:
                      entities=row["entities"], supersedes=row["supersedes"])
 
 
+def to_memories(rows: list[dict[str, Any]]) -> list[MemoryOut]:
+    """Memory rows as MemoryOuts, passing over a memory a forget or delete removed while
+    the query read it (its row comes back without properties): it is gone."""
+    return [to_memory(r) for r in rows if r["memory"].get("id") is not None]
+
+
 def placed(row: Mapping[str, Any]) -> dict[str, Any]:
     """A row of `recall/retrieve`, `exact` or `expand` whose memory's facts hold its
     neighbours in its session (conversation order reads them there) and what it is

@@ -322,13 +322,19 @@ def test_deletes_of_one_key_at_once_and_searches_racing_them_do_not_fail(
             lg.search(("race",), limit=50)
             lg.search(("race",), query="the cache", limit=50)
 
+    def get_all(start: threading.Barrier) -> None:  # and a get (put's own read) as well
+        start.wait()
+        for _ in range(4):
+            for key in keys:
+                lg.get(("race",), key)
+
     for round_ in range(3):
         for key in keys:
             lg.put(("race",), key, {"text": f"note {key} of round {round_} about the cache"})
         errors: list[BaseException] = []
-        start = threading.Barrier(4)
+        start = threading.Barrier(5)
         threads = [threading.Thread(target=_keep, args=(errors, work, start))
-                   for work in (delete_all, delete_all, search_all, search_all)]
+                   for work in (delete_all, delete_all, search_all, search_all, get_all)]
         for t in threads:
             t.start()
         for t in threads:

@@ -177,3 +177,12 @@ def test_skip_invalid_collects_every_bad_record() -> None:
                           '{"text": "another good one"}\n', "f", collector=collector)
     assert [n.line for n in collector.records] == [1, 4]
     assert [(e.line, e.field) for e in collector.skipped] == [(2, "text"), (3, None)]
+
+
+def test_a_memory_deleted_while_a_read_met_it_is_passed_over() -> None:
+    from graphmem.read.rows import to_memories
+
+    kept = {"memory": {"id": "m1", "text": "The cache is Redis", "scope": "s",
+                       "kind": "semantic"}, "sessions": [], "entities": [], "supersedes": []}
+    gone = {"memory": {"embedding": None}, "sessions": [], "entities": [], "supersedes": []}
+    assert [m.id for m in to_memories([gone, kept, gone])] == ["m1"]

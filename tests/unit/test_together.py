@@ -81,6 +81,42 @@ def test_a_run_takes_at_most_most_texts_and_a_failure_reaches_its_callers() -> N
     assert together._queue == []
 
 
+def test_a_text_the_model_cannot_take_fails_only_the_call_that_sent_it() -> None:
+    runs: list[list[str]] = []
+    gate, started = threading.Event(), threading.Event()
+    gated = _gated(runs, gate, started)
+
+    def run(texts: list[str]) -> np.ndarray:
+        if any("\ud800" <= c <= "\udfff" for t in texts for c in t):
+            runs.append(list(texts))
+            raise TypeError("TextEncodeInput must be Union[TextInputSequence, ...]")
+        return gated(texts)
+
+    together = Together(run, most=8)
+    got: dict[str, object] = {}
+
+    def ask(text: str) -> None:
+        try:
+            got[text] = together([text]).tolist()
+        except TypeError as e:
+            got[text] = e
+
+    first = threading.Thread(target=ask, args=("first",))
+    first.start()
+    assert started.wait(10)
+    behind = [threading.Thread(target=ask, args=(t,)) for t in ("ok", "bad\ud800", "fine")]
+    for t in behind:
+        t.start()
+    while len(together._queue) < 4:  # all three wait behind the first run, together
+        threading.Event().wait(0.001)
+    gate.set()
+    for t in [first, *behind]:
+        t.join(10)
+    assert isinstance(got["bad\ud800"], TypeError)
+    assert got["ok"] == [[2.0, 0.0]] and got["fine"] == [[4.0, 0.0]]
+    assert got["first"] == [[5.0, 0.0]]
+
+
 def _rows(ids: list[str], scope: str = "s") -> tuple[list[Row], WriteOptions]:
     opts = WriteOptions(scope=scope, now=NOW)
     return [resolve(Numbered(n, MemoryIn(id=i, text=f"text {i}"), "<t>"), n, opts)
