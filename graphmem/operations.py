@@ -115,6 +115,11 @@ class Operations:
         candidates.depths(self._mem._db).forget(made)
         return made
 
+    def await_bookmarks(self, given: tuple[str, ...]) -> None:
+        """Return once the server holds the writes a client's bookmarks name (the
+        service's Graphmem-Bookmark; the server bounds the wait, the service its own)."""
+        self._mem._db.await_bookmarks(given)
+
     def bookmark(self) -> str:
         """What a client sends back to see every write this process has made, on any
         replica (docs/service.md, "Scale out"); empty before anything was connected."""

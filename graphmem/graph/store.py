@@ -48,6 +48,17 @@ BOOKMARK_CODES = frozenset({"Neo.ClientError.Transaction.InvalidBookmark",
 #: header, docs/service.md "Scale out"): its sessions wait until the server has the writes
 #: they name.
 CAUSAL: ContextVar[tuple[str, ...]] = ContextVar("graphmem_causal", default=())
+#: The bookmarks of the writes one request made, where a door collects them (the
+#: service sets a list per request, and names what it holds in its answer): every write
+#: session adds its own when it commits.
+MADE: ContextVar[list[str] | None] = ContextVar("graphmem_made", default=None)
+
+
+def note_made(session: neo4j.Session) -> None:
+    """Add what `session` just committed to the request's MADE bookmarks, if collected."""
+    made = MADE.get()
+    if made is not None:
+        made.extend(session.last_bookmarks().raw_values)
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
 #: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
@@ -245,6 +256,16 @@ class Store:
             database=self.database, bookmark_manager=self.bookmarks,
             bookmarks=neo4j.Bookmarks.from_raw_values(given) if given else None, **config)
 
+    def await_bookmarks(self, given: tuple[str, ...]) -> None:
+        """Return once the server holds the writes `given` names (its own wait, up to
+        its db.transaction.bookmark_ready_timeout; a caller bounds its own); an
+        InputError for bookmarks that are none of this database's."""
+        token = CAUSAL.set(given)
+        try:
+            self.read("admin/ping")
+        finally:
+            CAUSAL.reset(token)
+
     def bookmark(self) -> str:
         """What a client sends back (`CAUSAL`) to see, on any replica, every write this
         process has made so far: its bookmarks, joined by commas."""
@@ -280,6 +301,7 @@ class Store:
                 try:
                     result = work(tx)
                     tx.commit()
+                    note_made(session)
                     return result
                 finally:
                     tx.close()  # rolls back what was not committed
@@ -330,7 +352,9 @@ class Store:
             text = cast(LiteralString, text.replace("Scope_LABEL", own_label))
         def once() -> list[dict[str, Any]]:
             with self.session() as session:
-                return [r.data() for r in session.run(text, params)]
+                rows = [r.data() for r in session.run(text, params)]
+                note_made(session)
+                return rows
 
         with translate_errors(self.settings):
             return retry.retried(once)
@@ -358,6 +382,8 @@ class InputTransaction:
         tx, self._tx = self._tx, None
         if tx is not None:
             tx.commit()
+            if self._session is not None:
+                note_made(self._session)
 
     def rollback(self) -> None:
         """Drop what was written; never raises (the connection may be gone)."""

@@ -4,6 +4,7 @@ client that keeps sending tokens that are none slowed down before any look-up
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
@@ -11,8 +12,22 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
 
+from graphmem.errors import GraphmemError
+from graphmem.graph.store import BOOKMARK_HEADER, CAUSAL
 from graphmem.service import tokens
+
+#: Keys of a request's ASGI state: the bookmarks its Graphmem-Bookmark header names
+#: (set by the app's middleware), and whether its token was admitted.
+ASKED, ADMITTED = "graphmem_bookmarks", "graphmem_admitted"
+#: How long an admitted request waits for the server to hold the writes its bookmarks
+#: name before it is answered 503 (a forged future bookmark would hold it for the
+#: server's own 30 s, and the driver's retries, otherwise).
+BOOKMARK_WAIT_SECONDS = 5.0
+#: Requests that may wait on bookmarks at once: each holds a thread and a connection
+#: until the server gives up, so a flood of forged ones holds these, not the workers.
+BOOKMARK_WAITERS = 4
 
 
 class Limits(BaseModel):
@@ -88,10 +103,38 @@ def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
     return found
 
 
-def _grant(request: Request) -> tokens.Grant:
-    """The request's token, admitted (`admit`)."""
-    return admit(request.app.state, request.headers.get("authorization", ""),
-                 request.client.host if request.client else "")
+async def causal(state: Any, given: tuple[str, ...], client: str) -> None:
+    """Have the request's reads wait for the writes `given` names (`store.CAUSAL`), once
+    the server holds them, within BOOKMARK_WAIT_SECONDS: else 503 (400 for bookmarks
+    that are none of this database's), counted against the client like an unknown
+    token."""
+    loop = asyncio.get_running_loop()
+    waiting = loop.run_in_executor(state.bookmark_waits, state.mem.ops.await_bookmarks,
+                                   given)
+    try:
+        await asyncio.wait_for(waiting, BOOKMARK_WAIT_SECONDS)
+    except TimeoutError:
+        state.denied.take(client)
+        raise ServiceError(503, f"header {BOOKMARK_HEADER}: the server does not hold the "
+                                f"writes it names (waited {BOOKMARK_WAIT_SECONDS:g} s)",
+                           {"Retry-After": str(math.ceil(BOOKMARK_WAIT_SECONDS))}) from None
+    except GraphmemError:
+        state.denied.take(client)
+        raise
+    CAUSAL.set(given)  # in this request's context: its endpoint's reads see it
+
+
+async def _grant(request: Request) -> tokens.Grant:
+    """The request's token, admitted (`admit`), and then, only then, its bookmarks
+    applied to its own reads (`causal`)."""
+    state, client = request.app.state, request.client.host if request.client else ""
+    found = await run_in_threadpool(admit, state, request.headers.get("authorization", ""),
+                                    client)
+    asked = request.scope.setdefault("state", {})
+    if given := asked.get(ASKED, ()):
+        await causal(state, given, client)
+    asked[ADMITTED] = True
+    return found
 
 
 Granted = Annotated[tokens.Grant, Depends(_grant)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib import metadata
 from typing import Any
@@ -28,8 +29,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, invalid
-from graphmem.graph.store import BOOKMARK_HEADER, CAUSAL
-from graphmem.service.admission import Buckets, Limits, ServiceError, admit
+from graphmem.graph.store import BOOKMARK_HEADER, MADE
+from graphmem.service.admission import (
+    ADMITTED,
+    ASKED,
+    BOOKMARK_WAITERS,
+    Buckets,
+    Limits,
+    ServiceError,
+    admit,
+)
 from graphmem.service.routes import router
 
 __all__ = ["Limits", "ServiceError", "create_app"]
@@ -53,6 +62,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         await run_in_threadpool(mem.ops.warm_up, _log.warning)
         async with tools.session_manager.run():
             yield
+        app.state.bookmark_waits.shutdown(wait=False, cancel_futures=True)
         try:
             await run_in_threadpool(mem.close)
         except GraphmemError as e:  # said once, and `serve` exits 2: nothing else to do
@@ -64,6 +74,8 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     app.state.mem, app.state.limits, app.state.buckets = mem, limits, buckets
     app.state.unwritten = None  # what shutting down could not write, if anything
     app.state.denied = Buckets(limits.denied_rate, limits.denied_burst)
+    app.state.bookmark_waits = ThreadPoolExecutor(BOOKMARK_WAITERS,
+                                                  thread_name_prefix="graphmem-bookmark")
     app.mount("/mcp", mcp_app)
     app.add_middleware(_McpGate)
     app.add_middleware(_Causal, mem=mem)
@@ -187,9 +199,11 @@ class _BodyLimit:
 
 
 class _Causal:
-    """Read-your-writes across replicas (docs/service.md, "Scale out"): a request's
-    Graphmem-Bookmark header names writes its reads wait for (`store.CAUSAL`), and every
-    answer's header names the writes this replica has made, the caller's among them."""
+    """Read-your-writes across replicas (docs/service.md, "Scale out"). A request's
+    Graphmem-Bookmark header is checked for shape here and kept for admission, which
+    applies it to that request's own reads only once its token is admitted, and waits
+    for it within BOOKMARK_WAIT_SECONDS (`admission.causal`). An admitted request's
+    answer names the writes it made itself, nothing else (none: no header)."""
 
     #: What a header may hold: a few bookmarks, of the size Neo4j's are.
     MOST, LONGEST = 16, 512
@@ -208,18 +222,22 @@ class _Causal:
             await _answer(send, 400, {"error": f"header {BOOKMARK_HEADER}: at most "
                                                f"{self.MOST} bookmarks of Neo4j's size"})
             return
+        state = scope.setdefault("state", {})
+        state[ASKED] = given
+        made: list[str] = []
 
         async def stamped(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start" and (made := self.mem.ops.bookmark()):
+            if message["type"] == "http.response.start" and state.get(ADMITTED) and made:
                 message = {**message, "headers": [*message.get("headers", []), (
-                    BOOKMARK_HEADER.lower().encode(), made.encode("latin-1"))]}
+                    BOOKMARK_HEADER.lower().encode(),
+                    ",".join(sorted(set(made))).encode("latin-1"))]}
             await send(message)
 
-        token = CAUSAL.set(given)
+        token = MADE.set(made)
         try:
             await self.app(scope, receive, stamped)
         finally:
-            CAUSAL.reset(token)
+            MADE.reset(token)
 
 
 class _McpGate:

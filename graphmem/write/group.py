@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from graphmem.graph.per_store import PerStore
+from graphmem.graph.store import MADE
 from graphmem.write.plan import Row, WriteOptions
 
 #: Writes the rows of one or more inputs, in one transaction, with the options given.
@@ -34,6 +35,9 @@ class _Entry:
     woken: threading.Event = field(default_factory=threading.Event)
     finished: bool = False
     error: BaseException | None = None
+    #: Where its caller collects the bookmarks of its writes (`store.MADE`): whoever
+    #: writes the group adds the group's.
+    made: list[str] | None = field(default_factory=MADE.get)
 
     @property
     def key(self) -> tuple[object, ...]:
@@ -45,6 +49,11 @@ class _Entry:
                 o.synaptic_max_links, *self.tools)
 
     def done(self, error: BaseException | None = None) -> None:
+        """Finish this input (by the group's writer, in whose context MADE holds the
+        bookmarks of the group's commits so far: its caller's answer names them)."""
+        made = MADE.get()
+        if self.made is not None and made:
+            self.made.extend(made)
         self.finished, self.error = True, error
         self.woken.set()
 
@@ -84,6 +93,8 @@ class Groups:
         """Write the group at the head of `key`'s queue, then wake the next head."""
         with self._lock:
             group = _take(self._queues[key])
+        # The group's commits, collected here and handed to each caller (`_Entry.done`).
+        token = MADE.set([])
         try:
             _write(group, writer)
         except BaseException as e:  # an interrupt: no caller may wait forever
@@ -92,6 +103,7 @@ class Groups:
                     entry.done(e)
             raise
         finally:
+            MADE.reset(token)
             with self._lock:
                 queue = self._queues[key]
                 for _ in group:

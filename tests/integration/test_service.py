@@ -56,10 +56,11 @@ class Service:
                                              read_only=True).token
 
     def call(self, method: str, path: str, token: str | None, *,
-             headers: dict[str, str] | None = None, **kw: Any) -> httpx.Response:
+             headers: dict[str, str] | None = None, timeout: float = 60,
+             **kw: Any) -> httpx.Response:
         sent = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.request(method, self.url + path, headers={**sent, **(headers or {})},
-                             timeout=60, **kw)
+                             timeout=timeout, **kw)
 
     def close(self) -> None:
         self.server.should_exit = True
@@ -644,3 +645,100 @@ def test_the_drivers_routing_scheme_reaches_the_server(schema_ready: Settings,
             assert mem.ops.bookmark()  # the write's bookmark, kept by the process
         finally:
             mem.drop_scope(routed.scope)
+
+
+def _future(bookmark: str) -> str:
+    """`bookmark` (Neo4j's, "FB:" and base64 of a PackStream list: the database's id,
+    then its transaction counter) with a transaction far in the future: well formed,
+    and one the server waits for."""
+    import base64
+    import struct
+
+    raw = base64.b64decode(bookmark[3:])
+    assert bookmark.startswith("FB:") and raw[:3] == b"\x91\xcc\x10", bookmark
+    at = 3 + 16  # the marker of the counter, after the 16 bytes of the id
+    size = {0xC8: 1, 0xC9: 2, 0xCA: 4, 0xCB: 8}.get(raw[at], 0)
+    counter = int.from_bytes(raw[at + 1:at + 1 + size], "big", signed=True) if size \
+        else raw[at]
+    forged = raw[:at] + b"\xcb" + struct.pack(">q", counter + 10**12) + raw[at + 1 + size:]
+    return "FB:" + base64.b64encode(forged).decode()
+
+
+def _written_bookmark(svc: Service) -> str:
+    done = svc.call("POST", "/v1/remember", svc.token_a,
+                    json={"text": "The harbour crane is inspected every spring"})
+    assert done.status_code == 200, done.text
+    return done.headers["graphmem-bookmark"]
+
+
+def test_a_forged_bookmark_stalls_nothing_before_or_after_admission(
+        schema_ready: Settings, embedder: Embedder) -> None:
+    s = Service(schema_ready, embedder, Limits(rate=1000, burst=1000, denied_burst=3,
+                                               denied_rate=0.001))
+    try:
+        forged = _future(_written_bookmark(s))
+        header = {"Graphmem-Bookmark": forged}
+        # Before admission the header is not even read: no wait, no Neo4j look-up.
+        for token in (None, "gm_" + "0" * 16 + "_" + "x" * 43):
+            refused = s.call("POST", "/v1/recall", token, headers=header,
+                             json={"query": "crane"}, timeout=15)
+            assert refused.status_code == 401, refused.text
+        assert s.call("GET", "/healthz", None, headers=header, timeout=15).status_code == 200
+        # Admitted, the wait is bounded and said in one line, and counted against the
+        # address like an unknown token.
+        waited = s.call("POST", "/v1/recall", s.token_a, headers=header,
+                        json={"query": "crane"}, timeout=15)
+        assert waited.status_code == 503, waited.text
+        assert "Graphmem-Bookmark" in waited.json()["error"] and waited.headers["retry-after"]
+        throttled = s.call("POST", "/v1/recall", s.token_a, headers=header,
+                           json={"query": "crane"}, timeout=15)
+        assert throttled.status_code in (429, 503), throttled.text
+        s.call("POST", "/v1/recall", "gm_nope_" + "y" * 20, json={"query": "crane"})
+        assert s.call("POST", "/v1/recall", s.token_a, json={"query": "crane"},
+                      timeout=15).status_code == 429  # the address spent its allowance
+    finally:
+        s.close()
+
+
+def test_a_flood_of_forged_bookmarks_with_made_up_tokens_leaves_real_recalls_alone(
+        svc: Service) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    forged = {"Graphmem-Bookmark": _future(_written_bookmark(svc))}
+    # The flood comes from another address of the loopback range than the real caller.
+    hostile = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"),
+                           timeout=30)
+
+    def forge(i: int) -> httpx.Response:
+        return hostile.post(svc.url + "/v1/recall", json={"query": "crane"}, headers={
+            **forged, "Authorization": f"Bearer gm_{i:016x}_" + "z" * 43})  # well formed
+
+    with hostile, ThreadPoolExecutor(44) as pool:
+        flood = [pool.submit(forge, i) for i in range(44)]
+        real = svc.call("POST", "/v1/recall", svc.token_a, json={"query": "crane"},
+                        timeout=30)
+        answered = [f.result() for f in flood]
+    assert real.status_code == 200 and real.json()["hits"], real.text
+    assert {a.status_code for a in answered} <= {401, 429}
+
+
+def test_only_an_admitted_answer_of_the_callers_own_writes_names_a_bookmark(
+        svc: Service) -> None:
+    mine = svc.call("POST", "/v1/remember", svc.token_a,
+                    json={"text": "The harbour crane is inspected every spring"})
+    assert mine.status_code == 200 and mine.headers.get("graphmem-bookmark"), mine.headers
+    theirs = svc.call("POST", "/v1/remember", svc.token_b,
+                      json={"text": "The ferry timetable changes in October"})
+    assert theirs.headers["graphmem-bookmark"] != mine.headers["graphmem-bookmark"]
+    for answer in (svc.call("GET", "/healthz", None),
+                   svc.call("POST", "/v1/recall", None, json={"query": "crane"}),
+                   svc.call("POST", "/v1/recall", "gm_nope_" + "x" * 20,
+                            json={"query": "crane"}),
+                   svc.call("POST", "/v1/recall", svc.token_a, json={"query": "crane"}),
+                   svc.call("GET", "/v1/context", svc.token_a)):
+        assert "graphmem-bookmark" not in answer.headers, (answer.request.url, answer.text)
+    # A's next write names its own commit, which is later than B's, not B's.
+    again = svc.call("POST", "/v1/remember", svc.token_a,
+                     json={"text": "The crane's inspection takes two days"})
+    assert again.headers["graphmem-bookmark"] not in (theirs.headers["graphmem-bookmark"],
+                                                      mine.headers["graphmem-bookmark"])
