@@ -87,7 +87,7 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     written = [r for r in rows if r.written]
     # Read before the first write takes the scope's lock: reading the session's last turns'
     # embeddings is most of a write's time, and writers of the scope queue on that lock.
-    synaptic = synaptic_links(tx, written, opts)
+    synaptic = synaptic_links(tx, (store.settings.neo4j_uri, store.database), written, opts)
     # An update that changes the text keeps the text it had as a version (`history`).
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:

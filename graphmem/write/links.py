@@ -22,29 +22,35 @@ SESSION_WINDOW = 100
 CACHED_SESSIONS = 64
 
 
+#: A session's window: the server (address, database), the scope and the session.
+Window = tuple[str, str, str, str]
+
+
 class SessionVectors:
     """The vectors of each session's last turns as Neo4j last gave them, keyed by memory
     id and content hash, so the next write of the session reads only the turns added
     since (reading a hundred vectors from the store was most of an agent's write, in
     Neo4j and in the driver alike). An embedding is the model's function of the text, so
     an id whose content hash is unchanged has the same vector; a window keeps only the
-    turns it last held, so a forgotten turn leaves it with the next write."""
+    turns it last held, so a forgotten turn leaves it with the next write. A window is
+    kept per server (its address and database) too: a process (the warm CLI process)
+    may write the same scope and session names on two servers, whose vectors differ."""
 
     def __init__(self, sessions: int = CACHED_SESSIONS) -> None:
-        self._windows: OrderedDict[tuple[str, str], dict[str, np.ndarray]] = OrderedDict()
+        self._windows: OrderedDict[Window, dict[str, np.ndarray]] = OrderedDict()
         self._sessions = sessions
         self._lock = threading.Lock()  # writers of many threads share one process's
 
-    def known(self, scope: str, session: str) -> dict[str, np.ndarray]:
+    def known(self, window: Window) -> dict[str, np.ndarray]:
         """The vectors kept for a session's window, by `id|content hash`."""
         with self._lock:
-            return dict(self._windows.get((scope, session), {}))
+            return dict(self._windows.get(window, {}))
 
-    def keep(self, scope: str, session: str, vectors: dict[str, np.ndarray]) -> None:
+    def keep(self, window: Window, vectors: dict[str, np.ndarray]) -> None:
         """A session's window as just read, replacing what was kept for it."""
         with self._lock:
-            self._windows[(scope, session)] = vectors
-            self._windows.move_to_end((scope, session))
+            self._windows[window] = vectors
+            self._windows.move_to_end(window)
             while len(self._windows) > self._sessions:
                 self._windows.popitem(last=False)
 
@@ -56,7 +62,8 @@ def _key(member: dict[str, Any]) -> str:
     return f"{member['id']}|{member['hash'] or ''}"
 
 
-def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[str, Any]]:
+def synaptic_links(tx: Tx, server: tuple[str, str], written: list[Row],
+                   opts: WriteOptions) -> list[dict[str, Any]]:
     """ASSOCIATED (synaptic) rows: each written memory to its most similar memories of the
     same session, cosine ≥ threshold, at most `synaptic_max_links` of them. Called before
     the batch writes anything (ingest/session_members says why)."""
@@ -67,7 +74,8 @@ def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[
     if not by_session:
         return []
     arriving = {a["session"]: a["ids"] for a in arrivals(written)}
-    known = {sid: WINDOWS.known(opts.scope, sid) for sid in by_session}
+    windows = {sid: (*server, opts.scope, sid) for sid in by_session}
+    known = {sid: WINDOWS.known(windows[sid]) for sid in by_session}
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in run(tx, "ingest/session_members", scope=opts.scope,
                  rows=[{"session": sid, "new": len(rows),
@@ -80,7 +88,7 @@ def synaptic_links(tx: Tx, written: list[Row], opts: WriteOptions) -> list[dict[
                   else np.asarray(m["embedding"], dtype=np.float32))
         members[m["session"]].append({**m, "embedding": vector})
     for sid in by_session:
-        WINDOWS.keep(opts.scope, sid, {_key(m): m["embedding"] for m in members[sid]})
+        WINDOWS.keep(windows[sid], {_key(m): m["embedding"] for m in members[sid]})
     links: dict[tuple[str, str], dict[str, Any]] = {}
     for sid, rows in by_session.items():
         ours = {r.id for r in rows}
