@@ -10,15 +10,17 @@ import sys
 def main() -> None:
     """Console-script entry point. Ctrl-C anywhere (while graphmem loads, too) ends the
     call with one line and exit code 130, never a traceback."""
-    from graphmem import handoff
-
     try:
+        from graphmem import handoff
+
         code = handoff.call(sys.argv[1:])
         if code is None:
             from graphmem.cli import main as here
 
             here()
     except KeyboardInterrupt:
-        sys.stderr.write(handoff.INTERRUPTED)
-        code = handoff.INTERRUPTED_CODE
+        from graphmem.handoff import INTERRUPTED, INTERRUPTED_CODE  # standard library only
+
+        sys.stderr.write(INTERRUPTED)
+        code = INTERRUPTED_CODE
     sys.exit(code)

@@ -123,7 +123,9 @@ class HardeningCounts:
              "secrets stored", "secrets echoed", "residue after hard forget",
              "user memories lost", "private in public", "forgotten text back",
              "live twins refused", "versions of refused updates", "unbounded queries",
-             "partial runs", "error shapes", "random ids refused", "adapter races")
+             "partial runs", "error shapes", "random ids refused", "adapter races",
+             "hand-off differences", "interrupted writes unreported", "bookmark stalls",
+             "bookmark leaks", "version ids", "versions edited")
 
     def __init__(self) -> None:
         self.inputs = 0
