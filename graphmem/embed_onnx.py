@@ -25,6 +25,9 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.errors import ConfigError
+from graphmem.models import Model
+
 log = logging.getLogger(__name__)
 
 #: One thread per query: a second one embeds faster (4.5 against 7 ms for 40 tokens), but
@@ -44,11 +47,15 @@ class Tokens:
     """The model's fast tokenizer, as saved with its export: truncation as the model
     truncates, each call padded to its longest text."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_tokens: int | None = None) -> None:
+        """`max_tokens` cuts each text to that many word pieces, where the tokenizer file
+        does not say (the fetched models' files do not)."""
         from tokenizers import Tokenizer
 
         self.tokenizer = Tokenizer.from_file(str(path))
         self.tokenizer.no_padding()
+        if max_tokens is not None:
+            self.tokenizer.enable_truncation(max_tokens)
 
     def __call__(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """input_ids, attention_mask and token_type_ids of `texts`, (n, longest) int64."""
@@ -163,9 +170,17 @@ class OnnxModel:
     of concurrent calls in one run; batches on a second session made on first use (every
     core), sorted by length so that a batch pads little."""
 
-    def __init__(self, path: Path, tokens: Tokens, query_session: Any = None) -> None:
+    def __init__(self, path: Path, tokens: Tokens, query_session: Any = None, *,
+                 pooling: str = "export", query_prefix: str = "",
+                 passage_prefix: str = "", alone: bool = False) -> None:
+        """`pooling` turns a model's last hidden states into one vector ("mean" or
+        "cls"; "export": the model outputs it already); queries and stored texts get
+        their prefixes; `alone` runs each text on its own (graphmem.models)."""
         self.path = path
         self.tokens = tokens
+        self.pooling = pooling
+        self.alone = alone
+        self.query_prefix, self.passage_prefix = query_prefix, passage_prefix
         self.query_session = query_session or session(path, QUERY_THREADS)
         self.inputs = [i.name for i in self.query_session.get_inputs()]
         self._batch_session: Any = None
@@ -174,29 +189,38 @@ class OnnxModel:
         self.most = FEW
         # Queries and writes queue apart: a recall never waits for a write's texts.
         self._queries, self._writes = (Together(
-            lambda texts: self._run(self.query_session, self.tokens(texts)), FEW)
-            for _ in range(2))
+            lambda texts: self._texts(self.query_session, texts), FEW) for _ in range(2))
+
+    def _texts(self, runner: Any, texts: list[str]) -> np.ndarray:
+        """The unit vectors of `texts`, in one run, or one run each when `alone`."""
+        if self.alone and len(texts) > 1:
+            return np.concatenate([self._run(runner, self.tokens([t])) for t in texts])
+        return self._run(runner, self.tokens(texts))
 
     def _run(self, runner: Any, features: dict[str, np.ndarray]) -> np.ndarray:
-        vectors = runner.run(None, {n: features[n] for n in self.inputs})[0]
-        vectors = np.asarray(vectors, dtype=np.float32)
+        out = np.asarray(runner.run(None, {n: features[n] for n in self.inputs})[0],
+                         dtype=np.float32)
+        vectors = pool(out, features["attention_mask"], self.pooling)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
 
     def one(self, text: str) -> np.ndarray:
-        """The unit vector of `text` (float32, shape (d,))."""
-        return self._queries([text])[0]
+        """The unit vector of the query `text` (float32, shape (d,))."""
+        return self._queries([self.query_prefix + text])[0]
 
     def few(self, texts: Sequence[str]) -> np.ndarray:
-        """The unit vectors of a few `texts` ((n, d) float32) on the query session, in one
-        run with those of concurrent writes."""
-        return self._writes(list(texts))
+        """The unit vectors of a few stored `texts` ((n, d) float32) on the query session,
+        in one run with those of concurrent writes."""
+        return self._writes([self.passage_prefix + t for t in texts])
 
     def many(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        """The unit vectors of `texts` ((n, d) float32), in their order."""
+        """The unit vectors of stored `texts` ((n, d) float32), in their order."""
         with self._lock:
             if self._batch_session is None:
                 self._batch_session = session(self.path, BATCH_THREADS)
+        texts = [self.passage_prefix + t for t in texts]
+        if self.alone:
+            return self._texts(self._batch_session, texts)
         encoded = self.tokens.encode(texts)  # once: sorted by length, then padded
         order = np.argsort([len(e.ids) for e in encoded], kind="stable")
         out: np.ndarray | None = None
@@ -209,6 +233,50 @@ class OnnxModel:
             out[rows] = vectors
         assert out is not None, "many() needs at least one text"
         return out
+
+
+def pool(out: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
+    """One vector a text ((n, d)) from a model's output: as it is ("export", already
+    (n, d)), the mean of the last hidden states ((n, tokens, d)) over the text's tokens
+    ("mean"), or the first token's ("cls")."""
+    if pooling == "export":
+        return out
+    if pooling == "cls":
+        return out[:, 0]
+    weights = mask[..., None].astype(np.float32)
+    return (out * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+
+
+def load_fetched(model: Model, onnx: Path, tokenizer: Path) -> OnnxModel:
+    """A fetched model (`embed_fetch`), its files checked against their SHA-256 while
+    ONNX Runtime builds the session (a flipped bit loads and embeds wrongly, which no
+    load error would show): a ConfigError names a damaged file, which is deleted so that
+    the next start fetches it again."""
+    from graphmem import embed_fetch
+
+    onnx_file, tokenizer_file = model.onnx, model.tokenizer
+    assert onnx_file is not None and tokenizer_file is not None, model.name
+    checked: list[bool] = []
+
+    def check() -> None:
+        checked.append(embed_fetch.intact(onnx, onnx_file)
+                       and embed_fetch.intact(tokenizer, tokenizer_file))
+
+    hashing = threading.Thread(target=check)
+    hashing.start()
+    try:
+        loaded = OnnxModel(onnx, Tokens(tokenizer, model.max_tokens), pooling=model.pooling,
+                           query_prefix=model.query_prefix,
+                           passage_prefix=model.passage_prefix, alone=model.alone)
+    finally:
+        hashing.join()
+    if not (checked and checked[0]):
+        onnx.unlink(missing_ok=True)
+        tokenizer.unlink(missing_ok=True)
+        raise ConfigError(f"the embedding model {model.name} in {onnx.parent} does not match "
+                          "its SHA-256 (damaged on disk); it was deleted",
+                          "run the command again to fetch it anew")
+    return loaded
 
 
 def files(cache: Path, model_path: str) -> tuple[Path, Path]:

@@ -15,7 +15,7 @@ import numpy as np
 from graphmem import embed
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
-from graphmem.graph import schema, scope_indexes
+from graphmem.graph import schema, scope_indexes, scope_model
 from graphmem.graph.features import Features
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.store import Store
@@ -85,6 +85,7 @@ class Operations:
         `vectors` gives each text's embedding instead of the model (bulk loads)."""
         embedder = (self._mem.embedder if vectors is None
                     else embed.Given(vectors, self._mem.embedder.dimensions))
+        scope_model.check(self._mem._db, [opts.scope], self._mem.embedder.name, claim=True)
         report = ingest.write(self._mem._db, embedder, self.extractor, records, opts,
                               skipped=skipped, progress=progress, timing=timing)
         self.tune_indexes([opts.scope])
@@ -102,6 +103,7 @@ class Operations:
         `GraphMem.drop_scope` does once reinforcement is written); returns the memories."""
         scope_indexes.forget(self._mem._db, scope)
         candidates.depths(self._mem._db).forget([scope])
+        scope_model.known(self._mem._db).forget([scope])
         rows = self._mem._db.autocommit("admin/delete_scope", scope=scope)
         return int(rows[0]["deleted"]) if rows else 0
 
@@ -166,8 +168,8 @@ class Operations:
         """Load the embedder now, first making the model's ONNX export if this machine has
         none (once, a few seconds), so later processes start without torch; returns what
         embeds ("onnxruntime", "torch" or "remote")."""
-        if say is not None and not self._mem.embedder.exported():
-            say("exporting the embedding model for ONNX Runtime (once per machine)")
+        if say is not None and (first := self._mem.embedder.preparing()):
+            say(first)
         self._mem.embedder.warm()
         return self._mem.embedder.runtime
 

@@ -18,6 +18,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from graphmem import models
 from graphmem.errors import ConfigError, InputError
 from graphmem.lifecycle.decay import PRESETS, Curve
 from graphmem.write.gates import credential_reason, shown
@@ -25,11 +26,13 @@ from graphmem.write.gates import credential_reason, shown
 # The write path's knobs, each with its default and bounds defined once: Settings reads
 # them from the environment, WriteOptions (graphmem.options) carries them into one write.
 #: Cosine at or above which a new text confirms an existing memory.
+#: Each model has its own (graphmem.models); these are the default model's, which
+#: GRAPHMEM_EMBEDDING_MODEL's replace unless they are set too.
 DedupThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
-DEDUP_THRESHOLD = 0.92
+DEDUP_THRESHOLD = models.MINILM.dedup_threshold
 #: Cosine at or above which memories of one session are linked.
 SynapticThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
-SYNAPTIC_THRESHOLD = 0.5
+SYNAPTIC_THRESHOLD = models.MINILM.synaptic_threshold
 #: At most this many synaptic links per new memory.
 SynapticLinks = Annotated[int, Field(ge=0, le=100)]
 SYNAPTIC_MAX_LINKS = 5
@@ -202,6 +205,18 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"\d+[kmgKMG]?", value):
             raise ValueError(f"{value!r} is not a memory size like 2g or 512m")
         return value
+
+    @model_validator(mode="after")
+    def _model_numbers(self) -> Settings:
+        """A registered model brings its own write-path cosines (graphmem.models), unless
+        they are set as well."""
+        spec = models.find(self.embedding_model) if not self.embedding_url else None
+        if spec is not None:
+            if "dedup_threshold" not in self.model_fields_set:
+                self.dedup_threshold = spec.dedup_threshold
+            if "synaptic_threshold" not in self.model_fields_set:
+                self.synaptic_threshold = spec.synaptic_threshold
+        return self
 
     @model_validator(mode="after")
     def _local_uri(self) -> Settings:

@@ -141,12 +141,12 @@ def _fetch(jars: Sequence[Jar], lib: Path, *, repo: str, local: Path | None,
 def _obtain(jar: Jar, target: Path, repo: str, local: Path | None) -> None:
     """Copy `jar` from the local Maven repository or download it, verified, atomically."""
     if local is not None and intact(jar, local / jar.path):
-        _place(target, lambda tmp: shutil.copyfile(local / jar.path, tmp))
+        place(target, lambda tmp: shutil.copyfile(local / jar.path, tmp))
         return
     url = f"{repo.rstrip('/')}/{jar.path}"
     for attempt in (1, 2):
         try:
-            _place(target, lambda tmp: _download(url, tmp))
+            place(target, lambda tmp: _download(url, tmp))
         except (urllib.error.URLError, TimeoutError, OSError) as e:
             reason = getattr(e, "reason", None) or e
             raise ServerError(f"cannot fetch {jar.name} from {repo}: {reason}",
@@ -166,7 +166,7 @@ def _download(url: str, to: Path) -> None:
         shutil.copyfileobj(response, out, 1 << 20)
 
 
-def _place(target: Path, write: Callable[[Path], object]) -> None:
+def place(target: Path, write: Callable[[Path], object]) -> None:
     """Write a file through a temporary name, so a crash leaves no partial jar behind."""
     fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
     os.close(fd)

