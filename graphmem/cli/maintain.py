@@ -202,6 +202,28 @@ def drop_scope(
 
 
 @handled
+def reembed(
+    scope: Annotated[str | None, typer.Option(
+        "--scope", help="The scope to move (default: every scope of another model).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Embed a scope's memories again with this process's model (GRAPHMEM_EMBEDDING_MODEL),
+    one transaction a scope: readers see the old vectors or the new, never a mix. Run it
+    again after an interruption: the scopes moved already are skipped."""
+    with open_memory(embeds=True) as mem:
+        done = mem.reembed(scope)
+
+    def render(c) -> None:
+        for r in done:
+            c.print(f"{r.scope}: " + (f"already {r.model}" if r.skipped and r.was else
+                                      "nothing written yet" if r.skipped else
+                                      f"{r.memories} memories {r.was} -> {r.model}"),
+                    markup=False)
+
+    emit([r.model_dump() for r in done], as_json, render)
+
+
+@handled
 def browse(
     memory_id: Annotated[str | None, typer.Argument(
         help="A memory to start from (default: the scope's strongest links).")] = None,
@@ -231,4 +253,5 @@ def _one_target(scope: str | None, all_scopes: bool) -> None:
         raise InputError("give --scope or --all-scopes, not both", field="--all-scopes")
 
 
-COMMANDS = (sweep, overview, feedback, update, history, link, forget, drop_scope, browse)
+COMMANDS = (sweep, overview, feedback, update, history, link, forget, drop_scope, reembed,
+            browse)

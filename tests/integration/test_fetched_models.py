@@ -6,6 +6,7 @@ prefixes; and a scope written by one model refused to a process of another."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import zipfile
 from dataclasses import replace
@@ -121,3 +122,70 @@ def test_a_scope_written_by_one_model_is_refused_to_another(mem: GraphMem) -> No
         mem.drop_scope(fresh)
     finally:
         e5.close()
+
+
+def _stored(mem: GraphMem, scope: str) -> dict[str, np.ndarray]:
+    rows = mem._db.driver.execute_query(
+        "MATCH (m:Memory {scope: $scope}) WHERE m.embedding IS NOT NULL "
+        "RETURN m.id AS id, m.embedding AS v", scope=scope, database_=mem._db.database).records
+    return {r["id"]: np.asarray(r["v"], dtype=np.float32) for r in rows}
+
+
+def test_reembed_moves_a_scope_whole_even_when_killed_midway(mem: GraphMem,
+                                                            shared_data: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from graphmem.bench.door import command
+
+    turns = json.loads((shared_data / "locomo" / "conv-26.json").read_text())["session_1"]
+    texts = [f"{t['speaker']}: {t['text']}" for t in turns]
+    scope = mem.settings.scope
+    mem.remember([{"text": t, "session": "s1"} for t in texts], source="import")
+    before = _stored(mem, scope)
+    minilm = {m.id: mem.embedder.embed([m.text])[0] for m in mem.recent(limit=1000)}
+    e5 = GraphMem(mem.settings.model_copy(update={"embedding_model": "e5-small-v2-q"}),
+                  store=mem._db)
+    try:
+        e5_of = {m.id: e5.embedder.embed([m.text])[0] for m in mem.recent(limit=1000)}
+
+        def whole() -> str:
+            """Which model made every vector of the scope: never a mix."""
+            now = _stored(mem, scope)
+            assert set(now) == set(before)
+            made = {("minilm" if float(v @ minilm[i]) > 0.999 else
+                     "e5" if float(v @ e5_of[i]) > 0.999 else "other") for i, v in now.items()}
+            assert len(made) == 1, made
+            return made.pop()
+
+        env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
+               "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value(),
+               "GRAPHMEM_EMBEDDING_MODEL": "e5-small-v2-q"}
+        for delay in (0.5, 1.5, 3.0):
+            killed = subprocess.Popen([*command(), "reembed", "--scope", scope], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(delay)
+            killed.send_signal(signal.SIGKILL)
+            killed.wait(60)
+            if whole() == "e5":
+                break
+        assert whole() == "minilm" or scope_of_model(mem, scope) == "e5-small-v2-q"
+        done = e5.reembed(scope)  # resumed: whatever the kill left, the scope moves whole
+        assert whole() == "e5" and scope_of_model(mem, scope) == "e5-small-v2-q"
+        assert done[0].skipped or done[0].memories == len(before)
+        assert e5.reembed(scope)[0].skipped  # again: nothing to do
+        hit = e5.recall("What did Caroline go to yesterday?", reinforce=False).hits[0]
+        assert "support group" in hit.text
+        with pytest.raises(ConfigError, match="e5-small-v2-q"):
+            mem.recall("support group")
+    finally:
+        e5.close()
+
+
+def scope_of_model(mem: GraphMem, scope: str) -> str | None:
+    from graphmem.graph import scope_model
+
+    scope_model.known(mem._db).forget([scope])
+    return scope_model.of(mem._db, [scope])[scope]

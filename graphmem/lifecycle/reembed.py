@@ -1,0 +1,79 @@
+"""Move a scope's vectors to another embedding model (`graphmem reembed`, docs/decisions.md
+"A scope knows its model"): every memory that holds a vector is embedded again from its
+text, and the vectors and the scope's model are replaced in one transaction per scope,
+so a reader sees the old vectors or the new ones, never a mix, and a run stopped midway
+left its scope as it was. Running it again skips the scopes already moved."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from pydantic import BaseModel
+
+from graphmem.embed import Embedder
+from graphmem.graph import scope_model
+from graphmem.graph.store import Store, Tx, run
+
+#: Vectors written a statement.
+BATCH = 1_000
+
+
+class Reembedded(BaseModel):
+    """What `reembed` did to one scope."""
+
+    scope: str
+    was: str | None
+    model: str
+    memories: int
+    skipped: bool = False
+
+
+def scopes(store: Store, only: Sequence[str] | None) -> list[tuple[str, str | None]]:
+    """The scopes to consider with their models: `only`, else every scope holding one."""
+    if only is not None:
+        return list(scope_model.of(store, only).items())
+    return [(r["scope"], r["model"] or scope_model.LEGACY)
+            for r in store.read("admin/scopes_with_models")]
+
+
+def reembed(store: Store, embedder: Embedder, only: Sequence[str] | None = None, *,
+            advance: Callable[[int], None] | None = None) -> list[Reembedded]:
+    """Re-embed each scope whose vectors another model made (or `only` these) with
+    `embedder`, one transaction a scope; scopes already of its model are skipped."""
+    model = scope_model.name(embedder.name)
+    done = []
+    for scope, was in scopes(store, only):
+        if was == model or was is None:
+            done.append(Reembedded(scope=scope, was=was, model=model, memories=0,
+                                   skipped=True))
+            continue
+        rows = store.read("admin/embedded_texts", scope=scope)
+        vectors = embedder.embed([r["text"] for r in rows], advance)
+        made = {r["id"]: (r["text"], v) for r, v in zip(rows, vectors, strict=True)}
+        with store.transactions() as holder:  # no time limit: a big scope takes minutes
+            tx = holder.current()
+            written = _write(tx, scope, made)  # its first statement takes the scope's lock
+            # What was written or changed meanwhile (before the lock) is embedded now.
+            late = [r for r in run(tx, "admin/embedded_texts", scope=scope)
+                    if made.get(r["id"], ("",))[0] != r["text"]]
+            if late:
+                again = embedder.embed([r["text"] for r in late])
+                written += _write(tx, scope, {r["id"]: (r["text"], v)
+                                              for r, v in zip(late, again, strict=True)})
+            run(tx, "admin/set_scope_model", scope=scope, model=model)
+            holder.commit()
+        scope_model.known(store).forget([scope])
+        done.append(Reembedded(scope=scope, was=was, model=model, memories=written))
+    return done
+
+
+def _write(tx: Tx, scope: str, made: dict[str, tuple[str, np.ndarray]]) -> int:
+    """Replace the vectors of `made` (id → (text, vector)); how many were replaced."""
+    items = list(made.items())
+    n = 0
+    for start in range(0, len(items), BATCH):
+        part = [{"id": mid, "embedding": vector.tolist()}
+                for mid, (_text, vector) in items[start:start + BATCH]]
+        n += int(run(tx, "admin/set_embeddings", scope=scope, rows=part)[0]["n"])
+    return n
