@@ -54,13 +54,14 @@ def name(model: str) -> str:
 
 
 def of(store: Store, scopes: Sequence[str]) -> dict[str, str | None]:
-    """The model of each scope (None: nothing written there yet)."""
+    """The model of each scope (None: it holds no memory yet)."""
     kept = known(store)
     found: dict[str, str | None] = {s: kept.get(s) for s in scopes}
     missing = [s for s, m in found.items() if m is None]
     if missing:
         for row in store.read("admin/scope_model", scopes=missing):
-            model = row["model"] or (LEGACY if row["written"] else None)
+            # A scope that holds no memory has no vectors to keep apart.
+            model = (row["model"] or LEGACY) if row["written"] else None
             if model is not None:
                 kept.keep(row["scope"], model)
             found[row["scope"]] = model
