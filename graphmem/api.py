@@ -20,7 +20,7 @@ from graphmem.errors import InputError
 from graphmem.graph import schema, scope_model
 from graphmem.graph.schema import IndexInfo
 from graphmem.graph.store import Store
-from graphmem.lifecycle import edits, maintenance, packs, reembed, summarize
+from graphmem.lifecycle import edits, maintenance, packs, summarize
 from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
 from graphmem.operations import Operations
@@ -297,13 +297,6 @@ class GraphMem:
         opts = self.ops.write_options(scope=scope, signal_gate=False,
                                       allow_forgotten=allow_forgotten)
         return self.ops.write(records, opts, skipped=skipped, progress=progress)
-
-    def reembed(self, scope: str | None = None) -> list[reembed.Reembedded]:
-        """Move a scope's vectors (`scope`; None: every scope) to this process's embedding
-        model, one transaction a scope; a scope of this model already is skipped."""
-        self.flush()  # reinforcement being written would wait on the scope's lock
-        only = None if scope is None else [self._scope(scope)]
-        return reembed.reembed(self._db, self.embedder, only)
 
     def drop_scope(self, scope: str) -> int:
         """Delete a whole scope: its memories, sessions, entities, sweep records and

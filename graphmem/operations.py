@@ -19,7 +19,7 @@ from graphmem.graph import schema, scope_indexes, scope_model
 from graphmem.graph.features import Features
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.store import Store
-from graphmem.lifecycle import edits, maintenance
+from graphmem.lifecycle import edits, maintenance, reembed
 from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.options import WriteOptions, parse
 from graphmem.read import candidates, retrieval
@@ -33,7 +33,7 @@ from graphmem.write.records import Collector, Numbered
 
 class Memory(Protocol):
     """What Operations reads of the facade it serves (`GraphMem`): its connection,
-    settings, embedder, clock, scope rule and extractor cache."""
+    settings, embedder, clock, scope rule, extractor cache and reinforcement flush."""
 
     settings: Settings
     embedder: Embedder
@@ -46,6 +46,8 @@ class Memory(Protocol):
     def now(self) -> datetime: ...
 
     def _scope(self, scope: str | None) -> str: ...
+
+    def flush(self) -> None: ...
 
 
 class Operations:
@@ -106,6 +108,13 @@ class Operations:
         scope_model.known(self._mem._db).forget([scope])
         rows = self._mem._db.autocommit("admin/delete_scope", scope=scope)
         return int(rows[0]["deleted"]) if rows else 0
+
+    def reembed(self, scope: str | None = None) -> list[reembed.Reembedded]:
+        """Move a scope's vectors (`scope`; None: every scope) to this process's embedding
+        model, one transaction a scope; a scope of this model already is skipped."""
+        self._mem.flush()  # reinforcement being written would wait on the scope's lock
+        only = None if scope is None else [self._mem._scope(scope)]
+        return reembed.reembed(self._mem._db, self._mem.embedder, only)
 
     def tune_indexes(self, scopes: Sequence[str] | None = None) -> list[str]:
         """Give each scope big enough to need them (of `scopes`, if given) its own

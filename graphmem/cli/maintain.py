@@ -211,7 +211,7 @@ def reembed(
     one transaction a scope: readers see the old vectors or the new, never a mix. Run it
     again after an interruption: the scopes moved already are skipped."""
     with open_memory(embeds=True) as mem:
-        done = mem.reembed(scope)
+        done = mem.ops.reembed(scope)
 
     def render(c) -> None:
         for r in done:

@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, LiteralString, TypeVar, cast
 
 import neo4j
@@ -28,6 +27,7 @@ from graphmem.errors import (
     Neo4jUnavailable,
 )
 from graphmem.graph import retry
+from graphmem.graph.causal import BOOKMARK_CODES, BOOKMARK_HEADER, CAUSAL, note_made
 from graphmem.graph.features import Features, features
 from graphmem.graph.queries import query
 from graphmem.graph.retry import CONFLICT_CODES, MEMORY_CODES
@@ -38,27 +38,6 @@ from graphmem.settings import Settings
 Tx = ManagedTransaction | neo4j.Transaction
 
 T = TypeVar("T")
-
-#: Where a client gives bookmarks back (the service's header), and the server's words
-#: for bookmarks that are none of its database's.
-BOOKMARK_HEADER = "Graphmem-Bookmark"
-BOOKMARK_CODES = frozenset({"Neo.ClientError.Transaction.InvalidBookmark",
-                            "Neo.ClientError.Transaction.InvalidBookmarkMixture"})
-#: Bookmarks a request brings from another replica (the service's Graphmem-Bookmark
-#: header, docs/service.md "Scale out"): its sessions wait until the server has the writes
-#: they name.
-CAUSAL: ContextVar[tuple[str, ...]] = ContextVar("graphmem_causal", default=())
-#: The bookmarks of the writes one request made, where a door collects them (the
-#: service sets a list per request, and names what it holds in its answer): every write
-#: session adds its own when it commits.
-MADE: ContextVar[list[str] | None] = ContextVar("graphmem_made", default=None)
-
-
-def note_made(session: neo4j.Session) -> None:
-    """Add what `session` just committed to the request's MADE bookmarks, if collected."""
-    made = MADE.get()
-    if made is not None:
-        made.extend(session.last_bookmarks().raw_values)
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
 #: The only form of label a query text may be given (a scope's own: graph/scope_indexes).

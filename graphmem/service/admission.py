@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from graphmem.errors import GraphmemError
-from graphmem.graph.store import BOOKMARK_HEADER, CAUSAL
+from graphmem.graph.causal import BOOKMARK_HEADER, CAUSAL
 from graphmem.service import tokens
 
 #: Keys of a request's ASGI state: the bookmarks its Graphmem-Bookmark header names
@@ -104,7 +104,7 @@ def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
 
 
 async def causal(state: Any, given: tuple[str, ...], client: str) -> None:
-    """Have the request's reads wait for the writes `given` names (`store.CAUSAL`), once
+    """Have the request's reads wait for the writes `given` names (`causal.CAUSAL`), once
     the server holds them, within BOOKMARK_WAIT_SECONDS: else 503 (400 for bookmarks
     that are none of this database's), counted against the client like an unknown
     token."""

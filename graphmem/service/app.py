@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, invalid
-from graphmem.graph.store import BOOKMARK_HEADER, MADE
+from graphmem.graph.causal import BOOKMARK_HEADER, MADE
 from graphmem.service.admission import (
     ADMITTED,
     ASKED,

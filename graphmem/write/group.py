@@ -19,8 +19,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from graphmem.graph.causal import MADE
 from graphmem.graph.per_store import PerStore
-from graphmem.graph.store import MADE
 from graphmem.write.plan import Row, WriteOptions
 
 #: Writes the rows of one or more inputs, in one transaction, with the options given.
@@ -35,7 +35,7 @@ class _Entry:
     woken: threading.Event = field(default_factory=threading.Event)
     finished: bool = False
     error: BaseException | None = None
-    #: Where its caller collects the bookmarks of its writes (`store.MADE`): whoever
+    #: Where its caller collects the bookmarks of its writes (`causal.MADE`): whoever
     #: writes the group adds the group's.
     made: list[str] | None = field(default_factory=MADE.get)
 

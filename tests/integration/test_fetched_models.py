@@ -72,7 +72,7 @@ def test_e5_embeds_queries_and_stored_texts_with_their_own_prefixes(
         neo4j_settings: Settings) -> None:
     e5 = embed.from_settings(neo4j_settings.model_copy(update={
         "embedding_model": "e5-small-v2-q"}))
-    assert isinstance(e5, embed.FetchedEmbedder) and e5.dimensions == 384
+    assert isinstance(e5, embed_fetch.FetchedEmbedder) and e5.dimensions == 384
     e5.warm()
     model = e5._onnx_model()
     assert model is not None and model.pooling == "mean"
@@ -90,10 +90,8 @@ def test_e5_embeds_queries_and_stored_texts_with_their_own_prefixes(
     saved = damaged.read_bytes()
     try:
         damaged.write_bytes(saved[:-1] + bytes([saved[-1] ^ 1]))  # one bit flipped
-        from graphmem.embed_onnx import load_fetched
-
         with pytest.raises(ConfigError, match="SHA-256"):
-            load_fetched(models.E5_SMALL_V2_Q, damaged, tokenizer)
+            embed_fetch.load_fetched(models.E5_SMALL_V2_Q, damaged, tokenizer)
         assert not damaged.exists()
     finally:
         damaged.write_bytes(saved)
@@ -172,10 +170,10 @@ def test_reembed_moves_a_scope_whole_even_when_killed_midway(mem: GraphMem,
             if whole() == "e5":
                 break
         assert whole() == "minilm" or scope_of_model(mem, scope) == "e5-small-v2-q"
-        done = e5.reembed(scope)  # resumed: whatever the kill left, the scope moves whole
+        done = e5.ops.reembed(scope)  # resumed: whatever the kill left, the scope moves whole
         assert whole() == "e5" and scope_of_model(mem, scope) == "e5-small-v2-q"
         assert done[0].skipped or done[0].memories == len(before)
-        assert e5.reembed(scope)[0].skipped  # again: nothing to do
+        assert e5.ops.reembed(scope)[0].skipped  # again: nothing to do
         hit = e5.recall("What did Caroline go to yesterday?", reinforce=False).hits[0]
         assert "support group" in hit.text
         with pytest.raises(ConfigError, match="e5-small-v2-q"):
