@@ -143,3 +143,9 @@ def find(name: str) -> Model | None:
     sentence-transformers folder, or a remote endpoint's model)."""
     key = name.strip().lower()
     return MODELS.get(ALIASES.get(key, key))
+
+
+def numbers(name: str) -> Model:
+    """The registered model `name` whose write-path cosines apply, MiniLM's for a model
+    the registry does not know (a local sentence-transformers folder, an endpoint's)."""
+    return find(name) or MINILM

@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from graphmem import embed
+from graphmem import embed, models
 from graphmem.embed import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.graph import schema, scope_indexes, scope_model
@@ -68,15 +68,17 @@ class Operations:
         signal_gate: bool = True,
         allow_forgotten: bool = False,
     ) -> WriteOptions:
-        """The write path's options: the call's values, then configuration."""
+        """The write path's options: the call's values, then configuration, then the
+        embedding model's own cosines (graphmem.models)."""
         s = self._mem.settings
+        model = models.numbers(self._mem.embedder.name)
         return parse(WriteOptions, {
             "scope": scope or s.scope, "now": self._mem.now(), "added_by": added_by or s.added_by,
             "kind": kind, "visibility": visibility, "session": session,
             "signal_gate": signal_gate, "allow_forgotten": allow_forgotten,
             "batch_size": s.write_batch_size, "chunk_rows": s.write_chunk_rows,
-            "dedup_threshold": s.dedup_threshold,
-            "synaptic_threshold": s.synaptic_threshold,
+            "dedup_threshold": s.dedup_threshold or model.dedup_threshold,
+            "synaptic_threshold": s.synaptic_threshold or model.synaptic_threshold,
             "synaptic_max_links": s.synaptic_max_links})
 
     def write(self, records: Sequence[Numbered], opts: WriteOptions, *,

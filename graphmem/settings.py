@@ -26,8 +26,8 @@ from graphmem.write.gates import credential_reason, shown
 # The write path's knobs, each with its default and bounds defined once: Settings reads
 # them from the environment, WriteOptions (graphmem.options) carries them into one write.
 #: Cosine at or above which a new text confirms an existing memory.
-#: Each model has its own (graphmem.models); these are the default model's, which
-#: GRAPHMEM_EMBEDDING_MODEL's replace unless they are set too.
+#: Each model has its own (graphmem.models), which the write path takes unless these are
+#: set; these constants are MiniLM's, for a model the registry does not know.
 DedupThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
 DEDUP_THRESHOLD = models.MINILM.dedup_threshold
 #: Cosine at or above which memories of one session are linked.
@@ -96,8 +96,9 @@ class Settings(BaseSettings):
     session: str | None = None
 
     # The write path's knobs (defined above, with their meaning).
-    dedup_threshold: DedupThreshold = DEDUP_THRESHOLD
-    synaptic_threshold: SynapticThreshold = SYNAPTIC_THRESHOLD
+    #: None: the embedding model's own (graphmem.models), for the model that embeds.
+    dedup_threshold: DedupThreshold | None = None
+    synaptic_threshold: SynapticThreshold | None = None
     synaptic_max_links: SynapticLinks = SYNAPTIC_MAX_LINKS
     write_batch_size: BatchSize = WRITE_BATCH_SIZE
     write_chunk_rows: ChunkRows = CHUNK_ROWS
@@ -205,18 +206,6 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"\d+[kmgKMG]?", value):
             raise ValueError(f"{value!r} is not a memory size like 2g or 512m")
         return value
-
-    @model_validator(mode="after")
-    def _model_numbers(self) -> Settings:
-        """A registered model brings its own write-path cosines (graphmem.models), unless
-        they are set as well."""
-        spec = models.find(self.embedding_model) if not self.embedding_url else None
-        if spec is not None:
-            if "dedup_threshold" not in self.model_fields_set:
-                self.dedup_threshold = spec.dedup_threshold
-            if "synaptic_threshold" not in self.model_fields_set:
-                self.synaptic_threshold = spec.synaptic_threshold
-        return self
 
     @model_validator(mode="after")
     def _local_uri(self) -> Settings:

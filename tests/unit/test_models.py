@@ -28,12 +28,18 @@ def test_every_registered_model_says_where_it_comes_from_and_its_numbers() -> No
 
 
 def test_a_models_own_cosines_are_the_write_paths_unless_set() -> None:
-    e5 = load_settings(embedding_model="e5-small-v2-q")
-    assert (e5.dedup_threshold, e5.synaptic_threshold) == (0.97, 0.87)
-    mine = load_settings(embedding_model="e5-small-v2-q", dedup_threshold=0.9)
-    assert (mine.dedup_threshold, mine.synaptic_threshold) == (0.9, 0.87)
-    minilm = load_settings(embedding_model="all-MiniLM-L6-v2")
-    assert (minilm.dedup_threshold, minilm.synaptic_threshold) == (0.92, 0.5)
+    from graphmem.api import GraphMem
+    from graphmem.embed_fetch import FetchedEmbedder
+
+    def cosines(**settings: object) -> tuple[float, float]:
+        s = load_settings(**settings)
+        e5 = FetchedEmbedder(models.E5_SMALL_V2_Q, s.cache_dir)  # the model that embeds
+        o = GraphMem(s, embedder=e5).ops.write_options()
+        return o.dedup_threshold, o.synaptic_threshold
+
+    assert cosines() == (0.97, 0.87)
+    assert cosines(dedup_threshold=0.9) == (0.9, 0.87)
+    assert models.numbers("my/local-model") is models.MINILM
 
 
 def test_pooling_reads_only_a_texts_own_tokens() -> None:
