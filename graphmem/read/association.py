@@ -16,13 +16,14 @@ from graphmem.read.rows import ExpandRow, PoolRow, placed
 from graphmem.write.extract import Extractor
 
 
-def spreading(opts: RecallOptions) -> rank.Spreading:
-    """The spreading activation `opts` asks for."""
+def spreading(opts: RecallOptions, floor: float = 0.0) -> rank.Spreading:
+    """The spreading activation `opts` asks for, with the embedding model's cosine
+    `floor` (`rank.rescaled`)."""
     a = opts.association
     return rank.Spreading(seeds=a.seeds, hops=opts.hops, width=a.width, beta=a.weight,
                           link_tau=a.link_tau_days, entity_weight=a.entity_weight,
                           hop_decay=a.hop_decay, mention_weight=a.mention_weight,
-                          subject_weight=a.subject_weight)
+                          subject_weight=a.subject_weight, floor=floor)
 
 
 def query_entities(extractor: Extractor | None, query: str, now: datetime,

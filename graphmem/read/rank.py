@@ -92,6 +92,13 @@ def cosine(similarity: float | None) -> float | None:
     return None if similarity is None else 2.0 * similarity - 1.0
 
 
+def rescaled(cosine: float | None, floor: float) -> float | None:
+    """A cosine where it enters a score, on a common scale: from the model's floor (the
+    cosine of unrelated texts, graphmem.models) to 1, as 0 to 1. e5's cosines sit
+    between about 0.7 and 1, so a multiplicative factor or a square would swamp them."""
+    return None if cosine is None else (cosine - floor) / (1.0 - floor)
+
+
 def context_cosine(cosine: float | None, prev_cosine: float | None,
                    prev_similarity: float | None) -> float | None:
     """The cosine of the query with the mean of a turn's and its predecessor's vectors:
@@ -158,14 +165,15 @@ def context_ranks(candidates: list[Candidate], fetch: int) -> None:
 
 
 def relevance(c: Candidate, *, mode: str, alpha: float | None, rrf_k: int, context: bool,
-              best_bm25: float | None) -> float | None:
+              best_bm25: float | None, floor: float = 0.0) -> float | None:
     """How well a candidate answers the query: its cosine (vector), its BM25 over the best
     (keyword), reciprocal rank fusion of the lists (hybrid; with context, four lists), or
-    alpha * cosine + (1 - alpha) * BM25 / best (hybrid with an alpha)."""
+    alpha * cosine + (1 - alpha) * BM25 / best (hybrid with an alpha); a cosine
+    `rescaled` from the model's `floor`."""
     if mode == "exact":
         return 1.0
     if mode == "vector":
-        return c.cosine
+        return rescaled(c.cosine, floor)
     if mode == "keyword":
         return (c.bm25 or 0.0) / best_bm25 if best_bm25 else None
     if alpha is None and context:
@@ -174,7 +182,7 @@ def relevance(c: Candidate, *, mode: str, alpha: float | None, rrf_k: int, conte
     if alpha is None:
         return rrf([c.vector_rank, c.text_rank], rrf_k)
     share = c.bm25 / best_bm25 if c.bm25 is not None and best_bm25 else 0.0
-    return alpha * (c.cosine or 0.0) + (1 - alpha) * share
+    return alpha * (rescaled(c.cosine, floor) or 0.0) + (1 - alpha) * share
 
 
 @dataclass(frozen=True)
@@ -187,6 +195,8 @@ class Scoring:
     temporal: float
     layer_factor: float
     use_weight: float
+    #: The embedding model's floor (`rescaled`).
+    floor: float = 0.0
 
     def factors(self, memory: dict[str, Any]) -> tuple[float, float, float]:
         """A memory's retention, layer factor, and the product of its factors besides
@@ -208,7 +218,7 @@ def direct(candidates: list[Candidate], scoring: Scoring, *, mode: str, alpha: f
     best = max(bm25s) if bm25s else None
     for c in candidates:
         c.relevance = relevance(c, mode=mode, alpha=alpha, rrf_k=rrf_k, context=context,
-                                best_bm25=best)
+                                best_bm25=best, floor=scoring.floor)
         c.retention, c.layer, factor = scoring.factors(c.memory)
         c.score = (c.relevance or 0.0) * factor
     # Exact matches are equally relevant: the newer first among equal scores.
@@ -249,6 +259,8 @@ class Spreading:
     hop_decay: float
     mention_weight: float
     subject_weight: float
+    #: The embedding model's floor (`rescaled`).
+    floor: float = 0.0
 
 
 def hop(sources: dict[Key, float], edges: Sequence[Mapping[str, Any]], spreading: Spreading,
@@ -306,6 +318,7 @@ def bonus(r: Reached, cosine: float | None, spreading: Spreading) -> float:
     """What being reached earns: beta x activation x cos^2 (cos clipped at 0; 1 without a
     vector), except through what a hit is about (counted as it is), plus what the query's
     entities gave."""
+    cosine = rescaled(cosine, spreading.floor)
     on_topic = 1.0 if cosine is None else (0.0 if cosine < 0 else cosine ** 2)
     return (spreading.beta * (r.activation - r.subject) * on_topic
             + spreading.beta * r.subject + spreading.mention_weight * r.named)

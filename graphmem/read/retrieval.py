@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from graphmem import models
 from graphmem.clock import as_utc, utcnow
 from graphmem.embed import EmbedsQueries
 from graphmem.errors import InputError, whole_text
@@ -52,10 +53,11 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
     profile.embed_ms = lap()
     named = (association.query_entities(extractor, query, now, scopes)
              if opts.hops > 0 else [])
+    floor = models.numbers(embedder.name).cosine_floor
     scoring = rank.Scoring(scope=scope, now=now, decay=opts.decay,
                            temporal=opts.fusion.temporal_weight,
                            layer_factor=opts.fusion.layer_factor,
-                           use_weight=opts.feedback.use_weight)
+                           use_weight=opts.feedback.use_weight, floor=floor)
     # Conversation order needs each ranked memory's neighbours: association's query reads
     # them for the pool it is given, so the candidates carry them only without it.
     finding = {**common, "turns": plan.with_turns and opts.hops == 0}
@@ -70,7 +72,7 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
         closeness = None if opts.mode == "keyword" else vector
         ranked, trips = association.associate(
             store, pool, {**common, "hub_limit": opts.association.hub_limit}, closeness,
-            named, scoring, association.spreading(opts), plan.answer_k)
+            named, scoring, association.spreading(opts, floor), plan.answer_k)
         profile.round_trips += trips
     else:
         ranked = [rank.Ranked(memory=c.memory, score=c.score, candidate=c) for c in pool]
@@ -128,6 +130,8 @@ PLANNING_SCOPES = ("plan ahead", "where recall plans ahead")
 
 class _Planning:
     """A query vector for planning: the plan depends on a vector's type, not its values."""
+
+    name = "planning"  # a model the registry does not know: no floor
 
     def __init__(self, dimensions: int) -> None:
         self.vector = np.full(dimensions, 1 / math.sqrt(dimensions), dtype=np.float32)
