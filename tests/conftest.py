@@ -62,10 +62,8 @@ def neo4j_settings() -> Iterator[Settings]:
 
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
-    """The real default embedding model, loaded once per run."""
-    from graphmem import embed
-
-    e = embed.from_settings(load_settings())
+    """The real all-MiniLM-L6-v2, loaded once per run."""
+    e = Embedder()
     e.warm()
     return e
 

@@ -26,8 +26,7 @@ from graphmem.types import QUERY
 RETENTION_EXPONENT = 0.3
 #: Times travel as epoch milliseconds (fragments/rank_facts).
 DAY_MS = 86_400_000.0
-#: Keeps the context cosine's denominator above zero for a turn identical to its
-#: predecessor.
+#: Keeps the context cosine's denominator above zero (a turn the same as the one before).
 EPSILON = 1e-9
 
 Key = tuple[str, str]  # (scope, id)
@@ -93,9 +92,8 @@ def cosine(similarity: float | None) -> float | None:
 
 
 def rescaled(cosine: float | None, floor: float) -> float | None:
-    """A cosine where it enters a score, on a common scale: from the model's floor (the
-    cosine of unrelated texts, graphmem.models) to 1, as 0 to 1. e5's cosines sit
-    between about 0.7 and 1, so a multiplicative factor or a square would swamp them."""
+    """A cosine where it enters a score, from the model's floor (graphmem.models) to 1 as
+    0 to 1: e5's sit near 0.7-1, where a factor or a square would swamp them."""
     return None if cosine is None else (cosine - floor) / (1.0 - floor)
 
 
@@ -195,8 +193,7 @@ class Scoring:
     temporal: float
     layer_factor: float
     use_weight: float
-    #: The embedding model's floor (`rescaled`).
-    floor: float = 0.0
+    floor: float = 0.0  # the embedding model's (`rescaled`)
 
     def factors(self, memory: dict[str, Any]) -> tuple[float, float, float]:
         """A memory's retention, layer factor, and the product of its factors besides
@@ -259,8 +256,7 @@ class Spreading:
     hop_decay: float
     mention_weight: float
     subject_weight: float
-    #: The embedding model's floor (`rescaled`).
-    floor: float = 0.0
+    floor: float = 0.0  # the embedding model's (`rescaled`)
 
 
 def hop(sources: dict[Key, float], edges: Sequence[Mapping[str, Any]], spreading: Spreading,
