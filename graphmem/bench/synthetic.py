@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, computed_field
 from threadpoolctl import threadpool_limits
 
+from graphmem import models
 from graphmem.api import GraphMem
 from graphmem.bench import LOCOMO_MODES, cpu
 from graphmem.embed import Embedder
@@ -266,6 +267,9 @@ def _runtimes(mem: GraphMem, scope: str, asked: list[str]) -> dict[str, list[flo
     """Hybrid + association with queries embedded by ONNX Runtime and by torch, the two
     asked in turn for every query, so both meet the same server."""
     settings = LATENCY_MODES["hybrid+assoc"]
+    spec = models.find(mem.embedder.name)
+    if spec is not None and spec.fetched:  # ONNX Runtime alone runs it: no torch twin
+        return {}
     cache = mem.settings.cache_dir / "onnx"
     twins = {"onnxruntime": Embedder(mem.embedder.name, runtime="onnx", cache=cache),
              "torch": Embedder(mem.embedder.name, runtime="torch", cache=cache)}
