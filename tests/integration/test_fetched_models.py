@@ -72,7 +72,7 @@ def test_e5_embeds_queries_and_stored_texts_with_their_own_prefixes(
         neo4j_settings: Settings) -> None:
     e5 = embed.from_settings(neo4j_settings.model_copy(update={
         "embedding_model": "e5-small-v2-q"}))
-    assert isinstance(e5, embed_fetch.FetchedEmbedder) and e5.dimensions == 384
+    assert isinstance(e5, embed.FetchedEmbedder) and e5.dimensions == 384
     e5.warm()
     model = e5._onnx_model()
     assert model is not None and model.pooling == "mean"

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from graphmem import embed as embed_module
-from graphmem.embed import Embedder, Given, resolve_model
+from graphmem.embed import Embedder, Given
+from graphmem.embed_export import resolve_model
 from graphmem.embed_onnx import checksum, export_key, prune, tokenizer_of
 from graphmem.errors import ConfigError, InputError
 

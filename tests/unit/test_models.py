@@ -29,7 +29,7 @@ def test_every_registered_model_says_where_it_comes_from_and_its_numbers() -> No
 
 def test_a_models_own_cosines_are_the_write_paths_unless_set() -> None:
     from graphmem.api import GraphMem
-    from graphmem.embed_fetch import FetchedEmbedder
+    from graphmem.embed import FetchedEmbedder
 
     def cosines(**settings: object) -> tuple[float, float]:
         s = load_settings(**settings)
