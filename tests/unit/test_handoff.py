@@ -73,18 +73,18 @@ def test_the_code_stamp_changes_with_graphmems_code(tmp_path: Path) -> None:
 
 
 def test_the_warm_process_starts_with_no_secret_and_no_python_path() -> None:
-    caller = {"PATH": "/usr/bin", "HOME": "/home/a", "LC_ALL": "C.UTF-8",
+    caller = {"PATH": "callers-bin", "HOME": "callers-home", "LC_ALL": "C.UTF-8",
               "GRAPHMEM_SCOPE": "team:ops", "GRAPHMEM_EMBEDDING_API_KEY": "sk-1",
               "GRAPHMEM_SUMMARY_API_KEY": "sk-2", "NEO4J_PASSWORD": "hunter2",
-              "NEO4J_URI": "bolt://db:7687", "PYTHONPATH": "/tmp/evil",
-              "PYTHONSTARTUP": "/tmp/evil.py", "OPENAI_API_KEY": "sk-3", "AWS_SECRET": "x"}
+              "NEO4J_URI": "bolt://db:7687", "PYTHONPATH": "planted-folder",
+              "PYTHONSTARTUP": "planted.py", "OPENAI_API_KEY": "sk-3", "AWS_SECRET": "x"}
     assert handoff.start_env(caller) == {
-        "PATH": "/usr/bin", "HOME": "/home/a", "LC_ALL": "C.UTF-8",
+        "PATH": "callers-bin", "HOME": "callers-home", "LC_ALL": "C.UTF-8",
         "GRAPHMEM_SCOPE": "team:ops"}
 
 
 def test_calls_answered_at_once_each_see_only_their_own_environment_and_output(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import threading
 
     from graphmem.cli import warm
@@ -104,7 +104,7 @@ def test_calls_answered_at_once_each_see_only_their_own_environment_and_output(
 
     def call(name: str, code: int) -> None:
         answers[name] = warm.run_call(runner, [name, str(code)],
-                                      {"GRAPHMEM_SCOPE": f"scope-{name}"}, "/", 0)
+                                      {"GRAPHMEM_SCOPE": f"scope-{name}"}, str(tmp_path), 0)
 
     threads = [threading.Thread(target=call, args=(n, c)) for n, c in (("a", 0), ("b", 3))]
     for t in threads:
