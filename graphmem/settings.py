@@ -118,7 +118,7 @@ class Settings(BaseSettings):
                                             "summary_api_key"))
     summary_timeout: float = Field(30.0, gt=0)
 
-    embedding_model: str = "all-MiniLM-L6-v2"
+    embedding_model: str = models.DEFAULT.name
     #: An OpenAI-compatible endpoint (".../v1") that embeds instead of the local model;
     #: `embedding_model` is then the endpoint's model name. Opt-in: it sends every text.
     embedding_url: str | None = None

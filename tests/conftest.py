@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from graphmem import embed
 from graphmem.api import GraphMem
 from graphmem.embed import Embedder
 from graphmem.errors import Neo4jUnavailable
@@ -62,8 +63,8 @@ def neo4j_settings() -> Iterator[Settings]:
 
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
-    """The real all-MiniLM-L6-v2, loaded once per run."""
-    e = Embedder()
+    """The real default model (or GRAPHMEM_EMBEDDING_MODEL's), loaded once per run."""
+    e = embed.from_settings(Settings())
     e.warm()
     return e
 

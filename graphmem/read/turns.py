@@ -43,7 +43,7 @@ def rerank(scored: list[tuple[Key, float]],
            weight: float, k: int) -> list[Turn]:
     """The ranking `scored` (memory, score) re-ranked with the memories' neighbours
     (`neighbours`: the ids of the turns before and after each, or None), best first
-    (ties by id), at most `k`."""
+    (ties: the turn after a hit before the turn before one, then by id), at most `k`."""
     held = dict(scored)
     best: dict[Key, float] = {}
     arrivals: dict[Key, Turn] = {}
@@ -59,5 +59,5 @@ def rerank(scored: list[tuple[Key, float]],
                 arrivals[near] = Turn(near, weight * score, brought_by=key[1], side=side)
     ranked = [Turn(key, score + weight * best.get(key, 0.0)) for key, score in scored]
     ranked += arrivals.values()
-    ranked.sort(key=lambda t: (-t.score, t.key[1]))
+    ranked.sort(key=lambda t: (-t.score, t.side == "before", t.key[1]))
     return ranked[:k]

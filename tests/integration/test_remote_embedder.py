@@ -1,5 +1,5 @@
 """An OpenAI-compatible embeddings endpoint instead of the local model: a local stand-in
-serves real all-MiniLM-L6-v2 vectors (scaled, so normalisation is checked too), and
+serves the real default model's vectors (scaled, so normalisation is checked too), and
 graphmem remembers and recalls through it on the real server."""
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def test_remember_and_recall_through_an_embeddings_endpoint(
             hits = mem.recall("where is staging hosted?", mode="vector", hops=0,
                               reinforce=False).hits
             assert hits[0].id == "r1"
-            local = float(embedder.embed_query("where is staging hosted?")
+            # The endpoint embeds a query as any other text (no query prefix of its own).
+            local = float(embedder.embed(["where is staging hosted?"])[0]
                           @ embedder.embed(["The staging cluster runs in Frankfurt"])[0])
             assert hits[0].cosine == pytest.approx(local, abs=5e-3)  # batching moves it a bit
             norm = store.driver.execute_query(  # stored unit length, whatever was sent

@@ -19,6 +19,15 @@ from graphmem.embed_onnx import checksum, export_key, prune, tokenizer_of
 from graphmem.errors import ConfigError, InputError
 
 
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    """all-MiniLM-L6-v2 through sentence-transformers and its own ONNX export, whatever
+    the default model (the fetched models have tests of their own: test_fetched_models)."""
+    e = Embedder("all-MiniLM-L6-v2")
+    e.warm()
+    return e
+
+
 def test_default_model_comes_from_site_packages() -> None:
     path = resolve_model("sentence-transformers/all-MiniLM-L6-v2")
     assert "site-packages" in path and path.endswith("model")

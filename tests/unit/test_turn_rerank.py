@@ -43,3 +43,9 @@ def test_weight_zero_changes_nothing() -> None:
     scored = [(key("q"), 1.0), (key("a"), 0.2)]
     ranked = rerank(scored, {key("q"): (None, "a"), key("a"): ("q", None)}, 0.0, k=2)
     assert ranked == [Turn(key("q"), 1.0), Turn(key("a"), 0.2)]
+
+
+def test_of_two_equal_neighbours_the_turn_after_comes_first() -> None:
+    # The turn after a match is more often its answer; ids alone would pick "a" here.
+    ranked = rerank([(key("q"), 1.0)], {key("q"): ("a", "z")}, 0.5, k=2)
+    assert [(t.key[1], t.side) for t in ranked] == [("q", None), ("z", "after")]
