@@ -12,8 +12,8 @@ from typing import Protocol
 
 import numpy as np
 
-from graphmem import embed, models
-from graphmem.embed import Embedder
+from graphmem.embedding import embedders, models
+from graphmem.embedding.embedders import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.graph import schema, scope_indexes, scope_model
 from graphmem.graph.features import Features
@@ -69,7 +69,7 @@ class Operations:
         allow_forgotten: bool = False,
     ) -> WriteOptions:
         """The write path's options: the call's values, then configuration, then the
-        embedding model's own cosines (graphmem.models)."""
+        embedding model's own cosines (graphmem.embedding.models)."""
         s = self._mem.settings
         model = models.numbers(self._mem.embedder.name)
         return parse(WriteOptions, {
@@ -88,7 +88,7 @@ class Operations:
         """Store records already parsed and validated (keeps their sources and lines).
         `vectors` gives each text's embedding instead of the model (bulk loads)."""
         embedder = (self._mem.embedder if vectors is None
-                    else embed.Given(vectors, self._mem.embedder.dimensions))
+                    else embedders.Given(vectors, self._mem.embedder.dimensions))
         scope_model.check(self._mem._db, [opts.scope], self._mem.embedder.name, claim=True)
         report = ingest.write(self._mem._db, embedder, self.extractor, records, opts,
                               skipped=skipped, progress=progress, timing=timing)

@@ -18,7 +18,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from graphmem import models
+from graphmem.embedding import models
 from graphmem.errors import ConfigError, InputError
 from graphmem.lifecycle.decay import PRESETS, Curve
 from graphmem.write.gates import credential_reason, shown
@@ -26,7 +26,7 @@ from graphmem.write.gates import credential_reason, shown
 # The write path's knobs, each with its default and bounds defined once: Settings reads
 # them from the environment, WriteOptions (graphmem.options) carries them into one write.
 #: Cosine at or above which a new text confirms an existing memory.
-#: Each model has its own (graphmem.models), which the write path takes unless these are
+#: Each model has its own (graphmem.embedding.models), which the write path takes unless these are
 #: set; these constants are MiniLM's, for a model the registry does not know.
 DedupThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
 DEDUP_THRESHOLD = models.MINILM.dedup_threshold
@@ -96,7 +96,7 @@ class Settings(BaseSettings):
     session: str | None = None
 
     # The write path's knobs (defined above, with their meaning).
-    #: None: the embedding model's own (graphmem.models), for the model that embeds.
+    #: None: the embedding model's own (graphmem.embedding.models), for the model that embeds.
     dedup_threshold: DedupThreshold | None = None
     synaptic_threshold: SynapticThreshold | None = None
     synaptic_max_links: SynapticLinks = SYNAPTIC_MAX_LINKS

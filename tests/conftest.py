@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from graphmem import embed
 from graphmem.api import GraphMem
-from graphmem.embed import Embedder
+from graphmem.embedding import embedders
+from graphmem.embedding.embedders import Embedder
 from graphmem.errors import Neo4jUnavailable
 from graphmem.graph.store import Store
 from graphmem.settings import Settings, load_settings
@@ -64,7 +64,7 @@ def neo4j_settings() -> Iterator[Settings]:
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     """The real default model (or GRAPHMEM_EMBEDDING_MODEL's), loaded once per run."""
-    e = embed.from_settings(Settings())
+    e = embedders.from_settings(Settings())
     e.warm()
     return e
 

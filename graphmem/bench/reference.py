@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.options import RecallOptions
 from graphmem.read.keywords import K1, STOP_WORDS, B
 from graphmem.read.keywords import words as all_words

@@ -16,10 +16,10 @@ import numpy as np
 from pydantic import BaseModel, computed_field
 from threadpoolctl import threadpool_limits
 
-from graphmem import models
 from graphmem.api import GraphMem
 from graphmem.bench import LOCOMO_MODES, cpu
-from graphmem.embed import Embedder
+from graphmem.embedding import models
+from graphmem.embedding.embedders import Embedder
 from graphmem.types import MemoryIn, RecallProfile
 from graphmem.write import formats
 from graphmem.write.ingest import Timing

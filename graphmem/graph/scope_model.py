@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from graphmem import models
+from graphmem.embedding import models
 from graphmem.errors import ConfigError
 from graphmem.graph.per_store import PerStore
 from graphmem.graph.store import Store

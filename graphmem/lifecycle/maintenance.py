@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from graphmem.clock import as_utc
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
 from graphmem.lifecycle.decay import Curve, cypher_params

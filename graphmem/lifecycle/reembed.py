@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.graph import scope_model
 from graphmem.graph.store import Store, Tx, run
 

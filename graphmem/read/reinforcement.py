@@ -22,7 +22,7 @@ from graphmem.types import Hit
 
 if TYPE_CHECKING:
 
-    from graphmem.embed import Embedder
+    from graphmem.embedding.embedders import Embedder
     from graphmem.options import RecallOptions
 
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from graphmem import models
 from graphmem.clock import as_utc, utcnow
-from graphmem.embed import EmbedsQueries
+from graphmem.embedding import models
+from graphmem.embedding.embedders import EmbedsQueries
 from graphmem.errors import InputError, whole_text
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions

@@ -7,7 +7,7 @@ whatever their number: eight agents each paying a transaction's round trips, com
 lock hand-off in turn made a queue of seconds. Grouped, the queue is written by whoever
 is at its head (no thread of its own, no added wait: an uncontended write is a group of
 one), in one transaction; each input comes embedded (concurrent ones in one run of the
-model: `embed_onnx.Together`), so one group embeds while another writes. Each caller
+model: `runtime.Together`), so one group embeds while another writes. Each caller
 keeps its own outcome: its rows are its own, and a group that fails is written again
 input by input, so one caller's failure is no other's.
 """

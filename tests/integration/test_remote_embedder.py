@@ -7,7 +7,12 @@ from __future__ import annotations
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.embed import Embedder, EmbeddingUnavailable, RemoteEmbedder, from_settings
+from graphmem.embedding.embedders import (
+    Embedder,
+    EmbeddingUnavailable,
+    RemoteEmbedder,
+    from_settings,
+)
 from graphmem.graph.store import Store
 from graphmem.settings import Settings
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.graph.store import Store
 from graphmem.settings import Settings
 

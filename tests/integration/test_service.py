@@ -22,7 +22,7 @@ import pytest
 import uvicorn
 
 from graphmem.api import GraphMem
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.service.app import Limits, create_app
 from graphmem.settings import Settings
 

@@ -17,7 +17,7 @@ import pytest
 
 from graphmem.api import GraphMem
 from graphmem.bench.door import command
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphmem import embed as embed_module
-from graphmem.embed import Embedder, Given
-from graphmem.embed_export import resolve_model
-from graphmem.embed_onnx import checksum, export_key, prune, tokenizer_of
+from graphmem.embedding import embedders as embed_module
+from graphmem.embedding.embedders import Embedder, Given
+from graphmem.embedding.export import resolve_model
+from graphmem.embedding.runtime import checksum, export_key, prune, tokenizer_of
 from graphmem.errors import ConfigError, InputError
 
 
@@ -200,7 +200,7 @@ def test_a_process_that_finds_the_export_imports_no_model_framework(tmp_path) ->
     probe = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from graphmem.embed import Embedder\n"
+        "from graphmem.embedding.embedders import Embedder\n"
         f"e = Embedder(cache=Path({str(tmp_path)!r}))\n"
         "q = e.embed_query('which cache do we use?')\n"
         "b = e.embed(['a note %d about the cache' % i for i in range(20)])\n"

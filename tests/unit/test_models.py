@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphmem import models
-from graphmem.embed_onnx import pool
+from graphmem.embedding import models
+from graphmem.embedding.runtime import pool
 from graphmem.settings import load_settings
 
 
@@ -29,7 +29,7 @@ def test_every_registered_model_says_where_it_comes_from_and_its_numbers() -> No
 
 def test_a_models_own_cosines_are_the_write_paths_unless_set() -> None:
     from graphmem.api import GraphMem
-    from graphmem.embed import FetchedEmbedder
+    from graphmem.embedding.embedders import FetchedEmbedder
 
     def cosines(**settings: object) -> tuple[float, float]:
         s = load_settings(**settings)
@@ -54,8 +54,8 @@ def test_pooling_reads_only_a_texts_own_tokens() -> None:
 
 @pytest.mark.parametrize("name", ["e5-small-v2-q", "bge-small-en-v1.5"])
 def test_fetched_models_run_on_onnx_runtime_on_the_cpu_only(name: str) -> None:
-    from graphmem import embed
+    from graphmem.embedding import embedders
     from graphmem.errors import ConfigError
 
     with pytest.raises(ConfigError, match="ONNX Runtime"):
-        embed.from_settings(load_settings(embedding_model=name, embedding_runtime="torch"))
+        embedders.from_settings(load_settings(embedding_model=name, embedding_runtime="torch"))

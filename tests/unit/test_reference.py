@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.bench.reference import PlainReference, words
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 
 TEXTS = ["Caroline: I went to the LGBTQ support group yesterday.",
          "Melanie: The kids loved the pottery class last weekend.",

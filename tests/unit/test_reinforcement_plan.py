@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.options import RecallOptions
 from graphmem.read import reinforcement
 from graphmem.types import Hit

