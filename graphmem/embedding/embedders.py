@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -96,6 +97,30 @@ UNIT = 1e-6
 #: Without the ONNX export (torch), calls of at most this many texts are embedded one by
 #: one (with it: `runtime.FEW`).
 FEW = 4
+
+
+class _Recent:
+    """The last `size` query vectors, oldest evicted first, safe to share between the
+    threads of a service (each read and write under one lock)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> np.ndarray | None:
+        with self._lock:
+            found = self._vectors.get(text)
+            if found is not None:
+                self._vectors.move_to_end(text)
+            return found
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        with self._lock:
+            self._vectors[text] = vector
+            self._vectors.move_to_end(text)
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
 
 
 class Embedder:
@@ -216,12 +241,13 @@ class Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one query; returns a (d,) float32 unit vector (recent queries are cached)."""
-        cache: dict[str, np.ndarray] = self.__dict__.setdefault("_queries", {})
-        if text not in cache:
-            if len(cache) >= QUERY_CACHE:
-                cache.pop(next(iter(cache)))
-            cache[text] = self._encode_one(text)
-        return cache[text].copy()
+        cache: _Recent = (self.__dict__.get("_queries")
+                          or self.__dict__.setdefault("_queries", _Recent(QUERY_CACHE)))
+        found = cache.get(text)
+        if found is None:
+            found = self._encode_one(text)  # outside the lock: other queries go on
+            cache.put(text, found)
+        return found.copy()
 
     def forget_queries(self) -> None:
         """Drop the cached query vectors: the next query of any text is embedded again

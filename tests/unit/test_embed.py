@@ -221,3 +221,30 @@ def test_given_vectors_are_found_by_the_stripped_text_records_store() -> None:
     assert np.array_equal(out, v[:3])
     with pytest.raises(InputError, match="no vector given for 1 of 1"):
         given.embed(["never given"])
+
+
+def test_the_query_cache_serves_many_threads_at_once(embedder: Embedder, monkeypatch) -> None:
+    # A service's requests embed queries in parallel; with a cache smaller than the texts
+    # asked, evictions race with reads (a plain dict raised "dictionary changed size" here).
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [f"who is on call for service {i}?" for i in range(12)]
+    expected = {t: embedder.embed_query(t) for t in texts}
+    monkeypatch.setattr(embed_module, "QUERY_CACHE", 3)
+    embedder.forget_queries()
+
+    def ask(worker: int) -> int:
+        wrong = 0
+        for n in range(150):
+            text = texts[(worker * 7 + n) % len(texts)]
+            wrong += float(embedder.embed_query(text) @ expected[text]) < 0.99999
+        return wrong
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two bytecodes, as under load
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            assert sum(pool.map(ask, range(8))) == 0
+    finally:
+        sys.setswitchinterval(switch)
+        embedder.forget_queries()
