@@ -33,6 +33,9 @@ DEDUP_THRESHOLD = models.MINILM.dedup_threshold
 #: Cosine at or above which memories of one session are linked.
 SynapticThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
 SYNAPTIC_THRESHOLD = models.MINILM.synaptic_threshold
+#: Seconds a read or write is retried for, by default: the driver's own default for its
+#: managed transactions; a Raft leader election takes 7-9 s.
+RETRY_SECONDS = 30.0
 #: At most this many synaptic links per new memory.
 SynapticLinks = Annotated[int, Field(ge=0, le=100)]
 SYNAPTIC_MAX_LINKS = 5
@@ -82,6 +85,10 @@ class Settings(BaseSettings):
     )
     neo4j_database: str = Field("neo4j", validation_alias=_env("NEO4J_DATABASE"))
     connect_timeout: float = 5.0
+    #: Seconds a read or write that met a server gone away (a leader election, a restart,
+    #: a dropped connection) is tried again for, before it fails (GRAPHMEM_RETRY_S). A
+    #: server this process never reached fails at once.
+    retry_s: float = Field(RETRY_SECONDS, ge=0)
     #: Seconds the server may spend on one read or small write (recall, get, an edit)
     #: before it gives up; an input's write transaction and sweeps are not bounded.
     query_timeout: float = Field(30.0, gt=0)

@@ -240,7 +240,9 @@ def chat_endpoint() -> Iterator[ChatEndpoint]:
 class TcpProxy:
     """A TCP proxy on loopback to a real server (Neo4j's Bolt port) that a test can
     hold: while held, no byte crosses it either way (a server that stopped answering),
-    and once let go everything held goes through. Its threads end with `close`."""
+    and once let go everything held goes through; or take down: every open connection
+    cut and new ones refused (a server gone, as in a leader change), until `up`. Its
+    threads end with `close`."""
 
     def __init__(self, host: str, port: int) -> None:
         import socket
@@ -249,6 +251,7 @@ class TcpProxy:
         self._target = (host, port)
         self._open = threading.Event()
         self._open.set()
+        self._down = threading.Event()
         self._closed = threading.Event()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(0.2)
@@ -264,6 +267,21 @@ class TcpProxy:
         """Pass bytes on again, those held first."""
         self._open.set()
 
+    def down(self) -> None:
+        """Cut every open connection (both ends see it closed) and refuse new ones."""
+        import socket
+
+        self._down.set()
+        for s in list(self._sockets):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)  # a close alone leaves a blocked recv waiting
+            with contextlib.suppress(OSError):
+                s.close()
+
+    def up(self) -> None:
+        """Accept connections again."""
+        self._down.clear()
+
     def _accept(self) -> None:
         import socket
         import threading
@@ -272,6 +290,9 @@ class TcpProxy:
             try:
                 client, _ = self._listener.accept()
             except (TimeoutError, OSError):
+                continue
+            if self._down.is_set():
+                client.close()  # refused as soon as it is accepted
                 continue
             server = socket.create_connection(self._target)
             self._sockets += [client, server]

@@ -1,15 +1,20 @@
-"""One retry policy for every write graphmem runs (an input's transaction, a named write,
-an auto-commit command): which failures are worth another try, how many tries, and how
-long to wait between them (docs/decisions.md, "One input, one outcome")."""
+"""One retry policy for everything graphmem runs on the server (an input's transaction, a
+named write, an auto-commit command, a read): which failures are worth another try, and
+how long to keep trying — a time budget, not a count, so a server that is away for a
+leader election or a restart is waited for (docs/decisions.md, "One input, one outcome"
+and "A server that went away is waited for")."""
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
 from neo4j import exceptions as nx
+
+from graphmem.settings import RETRY_SECONDS
 
 T = TypeVar("T")
 
@@ -21,40 +26,63 @@ CONFLICT_CODES = frozenset({"Neo.ClientError.Schema.ConstraintValidationFailed"}
 MEMORY_CODES = frozenset({"Neo.TransientError.General.MemoryPoolOutOfMemoryError",
                           "Neo.TransientError.General.OutOfMemoryError",
                           "Neo.ClientError.General.TransactionOutOfMemoryError"})
-#: Tries of one piece of work: the first and four more.
-ATTEMPTS = 5
+#: The first pause and the longest one: pauses double from the first up to the longest.
+FIRST_PAUSE = 0.1
+LONGEST_PAUSE = 2.0
+#: After this many seconds of waiting, the wait is said once on stderr (a CLI call that
+#: seems to hang should say why).
+SAY_AFTER = 2.0
+
+log = logging.getLogger("graphmem.retry")
 
 
 def retryable(e: BaseException) -> bool:
     """Whether running the work again may succeed: a transient failure (a deadlock, a
-    lost connection, a leader switch) or a conflict with a concurrent writer; never a
-    transaction out of memory."""
+    lost connection, a leader switch, a commit whose answer was lost) or a conflict with
+    a concurrent writer; never a transaction out of memory."""
     if isinstance(e, nx.Neo4jError) and e.code in MEMORY_CODES:
         return False
     if isinstance(e, nx.ClientError) and e.code in CONFLICT_CODES:
+        return True
+    if isinstance(e, nx.IncompleteCommit):
+        # The connection broke after the commit was sent: it may have landed. Every write
+        # graphmem runs decides inside its transaction against stable ids (a text's id is
+        # a hash of it), so running it again stores nothing twice; what it reports is the
+        # second run's (docs/decisions.md, "A server that went away is waited for").
         return True
     return isinstance(e, nx.Neo4jError | nx.DriverError) and e.is_retryable()
 
 
 def pause(attempt: int) -> float:
-    """Seconds to wait before try `attempt` (2, 3, …): doubling, with jitter so writers
-    that met each other do not meet again."""
-    return random.uniform(0.05, 0.2) * 2 ** (attempt - 2)
+    """Seconds to wait before try `attempt` (2, 3, …): doubling from FIRST_PAUSE up to
+    LONGEST_PAUSE, with jitter (half to all of it) so writers that met each other do not
+    meet again."""
+    return random.uniform(0.5, 1.0) * min(LONGEST_PAUSE, FIRST_PAUSE * 2 ** (attempt - 2))
 
 
 def retried(work: Callable[[], T], *, undo: Callable[[], None] = lambda: None,
-            failed: BaseException | None = None) -> T:
+            failed: BaseException | None = None, budget: float = RETRY_SECONDS) -> T:
     """`work()`, tried again after a retryable failure (`undo()` first, so each try starts
-    clean), up to ATTEMPTS in all; `failed` is a failure an earlier try, made elsewhere,
-    already met."""
+    clean) for as long as the next try would start within `budget` seconds of the first;
+    then the last failure is raised. `failed` is a failure an earlier try, made
+    elsewhere, already met."""
+    started = time.monotonic()
     attempt = 1 if failed is None else 2
+    wait = 0.0 if failed is None else pause(attempt)
+    said = False
     while True:
-        if attempt > 1:
-            time.sleep(pause(attempt))
+        if wait:
+            waited = time.monotonic() - started
+            if not said and waited + wait >= SAY_AFTER:
+                said = True
+                log.warning("graphmem: waiting for Neo4j to answer (up to %.0f s, "
+                            "GRAPHMEM_RETRY_S)", budget)
+            time.sleep(wait)
         try:
             return work()
         except Exception as e:
             undo()
             attempt += 1
-            if attempt > ATTEMPTS or not retryable(e):
+            wait = pause(attempt)
+            if not retryable(e) or time.monotonic() - started + wait > budget:
                 raise

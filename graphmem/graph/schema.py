@@ -9,7 +9,8 @@ from pydantic import BaseModel
 
 from graphmem.errors import GraphmemError, SchemaMismatch
 from graphmem.graph import migrations, model
-from graphmem.graph.store import Store, translate_errors
+from graphmem.graph.store import Store
+from graphmem.graph.translate import translate_errors
 from graphmem.types import DoctorReport, EmbedderInfo, ServerInfo
 
 VECTOR_INDEX = "vector_index_Memory_embedding"
@@ -115,7 +116,7 @@ def doctor(store: Store, embedder: EmbedderInfo) -> DoctorReport:
     s = store.settings
     server = ServerInfo(uri=s.neo4j_uri, database=s.neo4j_database, user=s.neo4j_user)
     try:
-        info = store.read("admin/server_info")[0]
+        info = store.read_once("admin/server_info")[0]  # a server away is said at once
         server.version, server.edition = info["versions"][0], info["edition"]
         server.line, server.enables = store.features.line, store.features.enables
         found = indexes(store)

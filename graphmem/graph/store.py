@@ -1,7 +1,6 @@
-"""The one door to Neo4j: a driver, named queries, managed transactions, and error mapping.
-
-Driver errors are translated here, once, by error code: an unreachable server, bad
-credentials or a missing database become `Neo4jUnavailable` (exit 2) with a hint.
+"""The one door to Neo4j: a driver, named queries, transactions, each retried within the
+budget (`retry`), and driver errors translated once (`translate`): an unreachable server,
+bad credentials or a missing database become `Neo4jUnavailable` (exit 2) with a hint.
 """
 
 from __future__ import annotations
@@ -16,21 +15,12 @@ from typing import Any, LiteralString, TypeVar, cast
 
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
-from neo4j import exceptions as nx
 
-from graphmem.errors import (
-    ConfigError,
-    GraphmemError,
-    InputError,
-    Neo4jBusy,
-    Neo4jRefused,
-    Neo4jUnavailable,
-)
 from graphmem.graph import retry
-from graphmem.graph.causal import BOOKMARK_CODES, BOOKMARK_HEADER, CAUSAL, note_made
+from graphmem.graph.causal import CAUSAL, note_made
 from graphmem.graph.features import Features, features
 from graphmem.graph.queries import query
-from graphmem.graph.retry import CONFLICT_CODES, MEMORY_CODES
+from graphmem.graph.translate import translate_errors
 from graphmem.settings import Settings
 
 #: A transaction graphmem runs named queries in: a retried transaction function's, or the
@@ -39,17 +29,8 @@ Tx = ManagedTransaction | neo4j.Transaction
 
 T = TypeVar("T")
 
-START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
 #: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
 SCOPE_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
-
-#: The server ended a transaction that ran past its timeout (while running, or while
-#: waiting for a lock).
-TIMEOUT_CODES = frozenset({"Neo.ClientError.Transaction.TransactionTimedOut",
-                           "Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration",
-                           "Neo.ClientError.Transaction.LockClientStopped"})
-
-
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -80,75 +61,9 @@ def row(record: neo4j.Record) -> dict[str, Any]:
         return record.data()
 
 
-@contextmanager
-def translate_errors(settings: Settings) -> Iterator[None]:
-    """Turn driver exceptions into graphmem errors with a one-line hint; never a traceback."""
-    uri = settings.neo4j_uri
-    try:
-        yield
-    except GraphmemError:
-        raise
-    except nx.AuthError as e:
-        raise Neo4jUnavailable(
-            f"Neo4j at {uri} refused the credentials of user {settings.neo4j_user!r}",
-            "check NEO4J_USER and NEO4J_PASSWORD, and that this is the server you meant "
-            "(another may answer on that port: NEO4J_URI and GRAPHMEM_SERVER_BOLT_PORT "
-            "choose another)",
-        ) from e
-    except (nx.ServiceUnavailable, nx.SessionExpired, OSError) as e:
-        raise Neo4jUnavailable(f"Neo4j is not reachable at {uri}", START_HINT) from e
-    except nx.ConfigurationError as e:
-        raise ConfigError(f"cannot use NEO4J_URI {uri!r}: {e}") from e
-    except nx.Neo4jError as e:
-        raise _translated(e, settings) from e
-    except nx.DriverError as e:
-        raise Neo4jUnavailable(f"the connection to Neo4j at {uri} failed: "
-                               f"{type(e).__name__}", START_HINT) from e
-
-
-def _translated(e: nx.Neo4jError, settings: Settings) -> GraphmemError:
-    """The graphmem error, with its one-line hint, for an error the server reported."""
-    uri, db = settings.neo4j_uri, settings.neo4j_database
-    if e.code in MEMORY_CODES:
-        return Neo4jBusy(f"Neo4j at {uri} ran out of memory for one transaction "
-                         f"({(e.code or '').rsplit('.', 1)[-1]}); nothing of the input was "
-                         "kept",
-                         "write fewer records per transaction (GRAPHMEM_WRITE_CHUNK_ROWS, "
-                         f"now {settings.write_chunk_rows}) or give the server more heap "
-                         "(GRAPHMEM_SERVER_HEAP for `graphmem server start`, else "
-                         "server.memory.heap.max_size)")
-    if isinstance(e, nx.TransientError):  # e.g. a deadlock with a concurrent writer
-        return Neo4jBusy(f"Neo4j at {uri} could not finish: {e.code}", "run it again")
-    if not isinstance(e, nx.ClientError):  # a database error graphmem has no word for
-        return Neo4jRefused(f"Neo4j at {uri} failed the request: {e.code}",
-                            "see the server's log; `graphmem doctor` checks the setup")
-    if e.code in BOOKMARK_CODES:
-        return InputError("not a bookmark of this database", field=BOOKMARK_HEADER)
-    if e.code == "Neo.ClientError.Database.DatabaseNotFound":
-        return Neo4jUnavailable(
-            f"database {db!r} does not exist on {uri}",
-            "set NEO4J_DATABASE to an existing database (Community has only 'neo4j')")
-    if e.code == "Neo.ClientError.Security.AuthenticationRateLimit":
-        return Neo4jUnavailable(
-            f"Neo4j at {uri} refuses logins for a while after too many failed ones",
-            "check NEO4J_USER and NEO4J_PASSWORD, then wait a few seconds")
-    # A procedure naming a missing index (5.26), or SEARCH naming one (2026).
-    if e.code == "Neo.ClientError.Schema.IndexNotFound" or (
-            e.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
-            and "index" in str(e.message) and "already exists" not in str(e.message)):
-        return Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`")
-    if getattr(e, "gql_status", None) == "22ND3":  # a SEARCH filter the index lacks
-        return Neo4jUnavailable(f"the vector index on {uri} was made without the "
-                                "properties graphmem filters on", "run `graphmem init`")
-    if e.code in TIMEOUT_CODES:
-        return Neo4jBusy(f"Neo4j at {uri} did not finish within "
-                         f"{settings.query_timeout:g} s",
-                         "run it again, or raise GRAPHMEM_QUERY_TIMEOUT")
-    if e.code in CONFLICT_CODES:
-        return Neo4jBusy(f"Neo4j at {uri}: a concurrent writer kept conflicting "
-                         "with this one", "run it again")
-    return Neo4jRefused(f"Neo4j at {uri} refused the request: {e.code}",
-                        "check the server's version (5.26 or later) and `graphmem doctor`")
+#: The servers (URI, database) this process has reached: a warm process or a service
+#: that opens a store again waits for one of them, never for a server it never reached.
+_REACHED: set[tuple[str, str]] = set()
 
 
 class Store:
@@ -184,16 +99,24 @@ class Store:
                 # the first recall reinforces anything) are for Cypher authors, not users.
                 notifications_min_severity="OFF",
             )
-            try:
-                # An auto-commit query, not a managed one: it fails at once instead of
-                # retrying for seconds, and unlike verify_connectivity() it proves the
-                # database exists.
+            # A server this process reached before and lost (a leader change, a restart)
+            # is waited for within the retry budget; one never reached fails at once.
+            where = (settings.neo4j_uri, settings.neo4j_database)
+            budget = settings.retry_s if where in _REACHED else 0.0
+
+            def probe() -> str:
+                # An auto-commit query, not a managed one: unlike verify_connectivity()
+                # it proves the database exists.
                 with driver.session(database=settings.neo4j_database,
                                     default_access_mode=neo4j.READ_ACCESS) as session:
-                    agent = session.run("RETURN 1").consume().server.agent
+                    return str(session.run("RETURN 1").consume().server.agent)
+
+            try:
+                agent = retry.retried(probe, budget=budget)
             except BaseException:
                 driver.close()
                 raise
+            _REACHED.add(where)
         store = cls(driver, settings)
         store.features = features(agent)
         return store
@@ -210,14 +133,25 @@ class Store:
         self.driver.close()
 
     def read(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named read query (routed to a reader in a cluster) and return its rows.
+        """Run a named read query (routed to a reader in a cluster) and return its rows,
+        tried again for up to `retry_s` seconds while the server is away.
 
         Auto-commit, not a managed transaction: one round trip instead of three, which is
-        a third of a small recall's time; a read has nothing to retry half-done.
+        a third of a small recall's time; a read has nothing half-done to undo.
         """
-        with translate_errors(self.settings):  # noqa: SIM117 - the session needs the guard too
-            with self.session(default_access_mode=neo4j.READ_ACCESS) as session:
-                return [row(r) for r in session.run(self._bounded(name), params)]
+        with translate_errors(self.settings):
+            return retry.retried(lambda: self._read_once(name, params),
+                                 budget=self.settings.retry_s)
+
+    def read_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """`read`, tried once: for what must answer now (`doctor`, a readiness probe, a
+        client's bookmark), not once the server is back."""
+        with translate_errors(self.settings):
+            return self._read_once(name, params)
+
+    def _read_once(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        with self.session(default_access_mode=neo4j.READ_ACCESS) as session:
+            return [row(r) for r in session.run(self._bounded(name), params)]
 
     def submit(self, name: str, **params: Any) -> Future[list[dict[str, Any]]]:
         """`read` on a background thread: the server answers while the caller works on
@@ -240,8 +174,8 @@ class Store:
         its db.transaction.bookmark_ready_timeout; a caller bounds its own); an
         InputError for bookmarks that are none of this database's."""
         token = CAUSAL.set(given)
-        try:
-            self.read("admin/ping")
+        try:  # tried once: a forged bookmark must not hold a waiter for the retry budget
+            self.read_once("admin/ping")
         finally:
             CAUSAL.reset(token)
 
@@ -286,7 +220,7 @@ class Store:
                     tx.close()  # rolls back what was not committed
 
         with translate_errors(self.settings):
-            return retry.retried(once)
+            return retry.retried(once, budget=self.settings.retry_s)
 
     @contextmanager
     def transactions(self) -> Iterator[InputTransaction]:
@@ -336,7 +270,7 @@ class Store:
                 return rows
 
         with translate_errors(self.settings):
-            return retry.retried(once)
+            return retry.retried(once, budget=self.settings.retry_s)
 
 
 class InputTransaction:

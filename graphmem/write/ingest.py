@@ -193,7 +193,8 @@ def _retried(transactions: InputTransaction, work: Callable[[], T], *,
         transactions.commit()
         return result
 
-    return retry.retried(committed, undo=transactions.rollback, failed=failed)
+    return retry.retried(committed, undo=transactions.rollback, failed=failed,
+                         budget=transactions.store.settings.retry_s)
 
 
 def _waited(job: Future[Any], timing: Timing) -> Any:

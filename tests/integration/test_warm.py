@@ -261,3 +261,25 @@ def test_ctrl_c_during_a_handed_off_read_ends_it_in_one_line(
     finally:
         bolt_proxy.release()
     assert (caller.returncode, out, err) == (130, "", "error: interrupted\n")
+
+
+def test_a_call_that_meets_a_server_gone_away_waits_says_so_and_succeeds(
+        warm_env: dict[str, str], bolt_proxy: Any, mem: GraphMem) -> None:
+    # The warm process reached the server before, so a server away (a leader change, a
+    # restart) is waited for within GRAPHMEM_RETRY_S instead of failing the call.
+    env = {**warm_env, "NEO4J_URI": f"bolt://127.0.0.1:{bolt_proxy.port}"}
+    _warm_pid(env)
+    assert _run(["recall", "anything", "--json"], env).returncode == 0
+    bolt_proxy.down()
+    try:
+        caller = _interruptible(["remember", "--text", "The on-call rota changes on Mondays",
+                                 "--json"], env)
+        time.sleep(4.0)
+    finally:
+        bolt_proxy.up()
+    out, err = caller.communicate(timeout=120)
+    assert caller.returncode == 0, err
+    assert "waiting for Neo4j to answer (up to 30 s, GRAPHMEM_RETRY_S)" in err
+    written = json.loads(out)["outcomes"][0]
+    assert written["status"] == "created"
+    assert mem.get(ids=[written["id"]])[0].text == "The on-call rota changes on Mondays"

@@ -196,14 +196,29 @@ def test_the_local_servers_bolt_port_moves_the_default_uri(
     assert load_settings().neo4j_uri == "neo4j://db.example:7687"
 
 
+class _Clock:
+    """A clock whose sleeps pass at once: retry's budget measured without waiting it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.waits: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.now += seconds
+
+
 def test_one_retry_policy_tries_again_what_may_succeed_and_undoes_each_try(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Ingest, auto-commit commands and named writes each had their own count, backoff and
     # idea of what is retryable.
     import neo4j.exceptions as nx
 
-    waits: list[float] = []
-    monkeypatch.setattr(retry.time, "sleep", waits.append)
+    clock = _Clock()
+    monkeypatch.setattr(retry, "time", clock)
     deadlock = nx.Neo4jError._hydrate_neo4j(
         code="Neo.TransientError.Transaction.DeadlockDetected", message="deadlock")
     conflict = nx.Neo4jError._hydrate_neo4j(
@@ -219,9 +234,10 @@ def test_one_retry_policy_tries_again_what_may_succeed_and_undoes_each_try(
 
     for e in (deadlock, conflict):
         undone.clear()
+        clock.now = 0.0
         with pytest.raises(type(e)):
-            retry.retried(failing(e), undo=lambda: undone.append(1))
-        assert len(undone) == retry.ATTEMPTS
+            retry.retried(failing(e), undo=lambda: undone.append(1), budget=5.0)
+        assert len(undone) >= 5 and clock.now <= 5.0  # tried until the budget, not past it
     undone.clear()
     with pytest.raises(type(syntax)):
         retry.retried(failing(syntax), undo=lambda: undone.append(1))
@@ -234,7 +250,33 @@ def test_one_retry_policy_tries_again_what_may_succeed_and_undoes_each_try(
             raise e
         return "done"
 
-    waits.clear()
-    assert retry.retried(once_then_fine) == "done" and len(waits) == 1
-    assert all(0.05 * 2 ** (a - 2) <= retry.pause(a) <= 0.2 * 2 ** (a - 2)
-               for a in range(2, retry.ATTEMPTS + 1))
+    clock.waits.clear()
+    assert retry.retried(once_then_fine) == "done" and len(clock.waits) == 1
+    assert all(0.5 * min(retry.LONGEST_PAUSE, retry.FIRST_PAUSE * 2 ** (a - 2)) <= retry.pause(a)
+               <= min(retry.LONGEST_PAUSE, retry.FIRST_PAUSE * 2 ** (a - 2)) for a in range(2, 12))
+
+
+def test_a_server_away_is_waited_for_within_the_budget_and_said_once(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    # A leader election keeps the server away 7-9 s: five tries in about 3 s failed most
+    # writes of an outage of 10 s; a budget of 30 s waits it out.
+    import neo4j.exceptions as nx
+
+    clock = _Clock()
+    monkeypatch.setattr(retry, "time", clock)
+    away_until = 10.0
+
+    def write() -> str:
+        if clock.now < away_until:
+            raise nx.ServiceUnavailable("Couldn't connect to 127.0.0.1:7687")
+        return "stored"
+
+    with caplog.at_level("WARNING", logger="graphmem.retry"):
+        assert retry.retried(write) == "stored"
+    assert 10.0 <= clock.now <= 10.0 + retry.LONGEST_PAUSE
+    assert [r.getMessage() for r in caplog.records] == [
+        "graphmem: waiting for Neo4j to answer (up to 30 s, GRAPHMEM_RETRY_S)"]
+    clock.now, away_until = 0.0, 45.0
+    with pytest.raises(nx.ServiceUnavailable):
+        retry.retried(write)
+    assert 30.0 - retry.LONGEST_PAUSE <= clock.now <= 30.0

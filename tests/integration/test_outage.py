@@ -1,0 +1,111 @@
+"""A server gone for seconds (every connection cut and new ones refused, as in a leader
+change or a rolling restart) is waited for within GRAPHMEM_RETRY_S: writers and a reader
+through the Python API all succeed and every acknowledged write is stored once; past the
+budget a call fails cleanly, nothing half-written, and the next one succeeds."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from graphmem.api import GraphMem
+from graphmem.errors import Neo4jUnavailable
+from graphmem.graph import retry
+
+PLACES = ["the Oslo office", "the Lisbon warehouse", "the Osaka lab", "the Quito depot",
+          "the Tartu studio"]
+
+
+def _through(proxy: Any, mem: GraphMem, **update: Any) -> GraphMem:
+    """A GraphMem of `mem`'s scope whose server is behind `proxy`."""
+    settings = mem.settings.model_copy(update={
+        "neo4j_uri": f"bolt://127.0.0.1:{proxy.port}", **update})
+    return GraphMem(settings, embedder=mem.embedder)
+
+
+def _stored(mem: GraphMem) -> Counter[str]:
+    rows = mem._db.driver.execute_query(
+        "MATCH (m:Memory {scope: $scope}) RETURN m.id AS id", scope=mem.settings.scope,
+        database_=mem._db.database).records
+    return Counter(r["id"] for r in rows)
+
+
+def test_ten_seconds_without_the_server_fail_no_call(mem: GraphMem, bolt_proxy: Any) -> None:
+    failures: list[str] = []
+    acknowledged: list[str] = []
+    recalls = [0, 0]  # answered while the server was away, in all
+    away = threading.Event()
+    done = threading.Event()
+    with _through(bolt_proxy, mem) as far:
+        far.remember({"id": "first", "text": "The drill starts with one note"})
+
+        def writer(w: int) -> None:
+            for i in range(15):
+                key = f"w{w}-{i}"
+                text = f"Crate {key} was moved to {PLACES[(w + i) % len(PLACES)]}"
+                try:
+                    far.remember({"id": key, "text": text, "session": f"writer-{w}"})
+                    acknowledged.append(key)
+                except Exception as e:  # every failure is the finding
+                    failures.append(f"{key}: {e!r} ({e.__cause__!r})")
+                time.sleep(0.4)
+
+        def reader() -> None:
+            while not done.is_set():
+                try:
+                    far.recall("where was the crate moved?", reinforce=False)
+                    recalls[0] += away.is_set()
+                    recalls[1] += 1
+                except Exception as e:
+                    failures.append(f"recall: {e!r}")
+                time.sleep(0.2)
+
+        threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+        threads.append(threading.Thread(target=reader))
+        for t in threads:
+            t.start()
+        time.sleep(1.0)
+        bolt_proxy.down()
+        away.set()
+        time.sleep(10.0)
+        bolt_proxy.up()
+        away.clear()
+        for t in threads[:-1]:
+            t.join(120)
+        done.set()
+        threads[-1].join(60)
+    assert failures == []
+    assert len(acknowledged) == 60 and recalls[1] > 10
+    stored = _stored(mem)
+    assert [k for k in acknowledged if stored[k] != 1] == []
+
+
+def test_past_the_budget_a_call_fails_whole_and_the_next_succeeds(
+        mem: GraphMem, bolt_proxy: Any) -> None:
+    with _through(bolt_proxy, mem, retry_s=3.0) as far:
+        far.remember({"id": "before", "text": "Backups run nightly at two"})
+        bolt_proxy.down()
+        try:
+            started = time.monotonic()
+            with pytest.raises(Neo4jUnavailable):
+                far.remember([{"id": "during-1", "text": "Restores are tested monthly"},
+                              {"id": "during-2", "text": "The tape library is in Basel"}])
+            # Tried until the next pause would pass the budget, never past it (plus the
+            # last try's own connection wait).
+            took = time.monotonic() - started
+            assert 3.0 - retry.LONGEST_PAUSE <= took <= 3.0 + 2 * far.settings.connect_timeout
+            with pytest.raises(Neo4jUnavailable):
+                far.recall("when do backups run?", reinforce=False)
+            started = time.monotonic()  # doctor (and /readyz) says so now, not once back
+            report = far.doctor()
+            assert not report.reachable and not report.ok
+            assert time.monotonic() - started < 1 + 2 * far.settings.connect_timeout
+        finally:
+            bolt_proxy.up()
+        far.remember({"id": "after", "text": "The backup window moved to three"})
+        assert far.recall("when do backups run?", reinforce=False).hits
+    assert set(_stored(mem)) == {"before", "after"}
