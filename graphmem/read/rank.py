@@ -79,10 +79,13 @@ def usefulness(memory: dict[str, Any], weight: float) -> float:
 # Relevance: the lists fused
 
 
-def rrf(ranks: Iterable[int | None], k: int) -> float:
-    """Reciprocal rank fusion, scaled so that first in every list scores 1."""
+def rrf(ranks: Iterable[int | None], k: int, weights: Iterable[float] | None = None) -> float:
+    """Reciprocal rank fusion, each list counting by its weight (1 each by default),
+    scaled so that first in every list scores 1."""
     ranks = list(ranks)
-    return sum(1.0 / (k + r) for r in ranks if r is not None) * (k + 1) / len(ranks)
+    w = list(weights) if weights is not None else [1.0] * len(ranks)
+    return sum(wi / (k + r) for r, wi in zip(ranks, w, strict=True) if r is not None) \
+        * (k + 1) / sum(w)
 
 
 def cosine(similarity: float | None) -> float | None:
@@ -163,11 +166,13 @@ def context_ranks(candidates: list[Candidate], fetch: int) -> None:
 
 
 def relevance(c: Candidate, *, mode: str, alpha: float | None, rrf_k: int, context: bool,
-              best_bm25: float | None, floor: float = 0.0) -> float | None:
+              best_bm25: float | None, floor: float = 0.0,
+              dense: float = 1.0) -> float | None:
     """How well a candidate answers the query: its cosine (vector), its BM25 over the best
     (keyword), reciprocal rank fusion of the lists (hybrid; with context, four lists), or
     alpha * cosine + (1 - alpha) * BM25 / best (hybrid with an alpha); a cosine
-    `rescaled` from the model's `floor`."""
+    `rescaled` from the model's `floor`, the cosine lists weighed `dense` against the
+    keyword lists in the fusion."""
     if mode == "exact":
         return 1.0
     if mode == "vector":
@@ -176,9 +181,9 @@ def relevance(c: Candidate, *, mode: str, alpha: float | None, rrf_k: int, conte
         return (c.bm25 or 0.0) / best_bm25 if best_bm25 else None
     if alpha is None and context:
         return rrf([c.vector_rank, c.text_rank, c.context_vector_rank, c.context_text_rank],
-                   rrf_k)
+                   rrf_k, (dense, 1.0, dense, 1.0))
     if alpha is None:
-        return rrf([c.vector_rank, c.text_rank], rrf_k)
+        return rrf([c.vector_rank, c.text_rank], rrf_k, (dense, 1.0))
     share = c.bm25 / best_bm25 if c.bm25 is not None and best_bm25 else 0.0
     return alpha * (rescaled(c.cosine, floor) or 0.0) + (1 - alpha) * share
 
@@ -194,6 +199,7 @@ class Scoring:
     layer_factor: float
     use_weight: float
     floor: float = 0.0  # the embedding model's (`rescaled`)
+    dense: float = 1.0  # the embedding model's weight in rank fusion (`relevance`)
 
     def factors(self, memory: dict[str, Any]) -> tuple[float, float, float]:
         """A memory's retention, layer factor, and the product of its factors besides
@@ -215,7 +221,7 @@ def direct(candidates: list[Candidate], scoring: Scoring, *, mode: str, alpha: f
     best = max(bm25s) if bm25s else None
     for c in candidates:
         c.relevance = relevance(c, mode=mode, alpha=alpha, rrf_k=rrf_k, context=context,
-                                best_bm25=best, floor=scoring.floor)
+                                best_bm25=best, floor=scoring.floor, dense=scoring.dense)
         c.retention, c.layer, factor = scoring.factors(c.memory)
         c.score = (c.relevance or 0.0) * factor
     # Exact matches are equally relevant: the newer first among equal scores.
@@ -257,6 +263,7 @@ class Spreading:
     mention_weight: float
     subject_weight: float
     floor: float = 0.0  # the embedding model's (`rescaled`)
+    dense: float = 1.0  # the embedding model's weight in rank fusion (`relevance`)
 
 
 def hop(sources: dict[Key, float], edges: Sequence[Mapping[str, Any]], spreading: Spreading,

@@ -53,11 +53,12 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
     profile.embed_ms = lap()
     named = (association.query_entities(extractor, query, now, scopes)
              if opts.hops > 0 else [])
-    floor = models.numbers(embedder.name).cosine_floor
+    model = models.numbers(embedder.name)
     scoring = rank.Scoring(scope=scope, now=now, decay=opts.decay,
                            temporal=opts.fusion.temporal_weight,
                            layer_factor=opts.fusion.layer_factor,
-                           use_weight=opts.feedback.use_weight, floor=floor)
+                           use_weight=opts.feedback.use_weight, floor=model.cosine_floor,
+                           dense=model.dense_weight)
     # Conversation order needs each ranked memory's neighbours: association's query reads
     # them for the pool it is given, so the candidates carry them only without it.
     finding = {**common, "turns": plan.with_turns and opts.hops == 0}
@@ -72,7 +73,7 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
         closeness = None if opts.mode == "keyword" else vector
         ranked, trips = association.associate(
             store, pool, {**common, "hub_limit": opts.association.hub_limit}, closeness,
-            named, scoring, association.spreading(opts, floor), plan.answer_k)
+            named, scoring, association.spreading(opts, model.cosine_floor), plan.answer_k)
         profile.round_trips += trips
     else:
         ranked = [rank.Ranked(memory=c.memory, score=c.score, candidate=c) for c in pool]

@@ -69,6 +69,21 @@ def test_reciprocal_rank_fusion_scores_first_everywhere_as_one() -> None:
     assert rank.rrf([2, 3, None, None], 5) == pytest.approx((1 / 7 + 1 / 8) * 6 / 4)
 
 
+def test_fusion_weighs_the_models_lists_by_its_weight() -> None:
+    # e5's cosine ranks better than BM25: its lists count twice (first everywhere stays 1).
+    assert rank.rrf([1, 1, 1, 1], 5, (2, 1, 2, 1)) == pytest.approx(1.0)
+    assert rank.rrf([1, None], 5, (2, 1)) == pytest.approx(2 / 3)
+    assert rank.rrf([None, 1], 5, (2, 1)) == pytest.approx(1 / 3)
+    first_by_cosine = rank.Candidate(memory=memory("a"), vector_rank=1, text_rank=9)
+    first_by_words = rank.Candidate(memory=memory("b"), vector_rank=9, text_rank=1)
+    for dense, ahead in ((1.0, None), (2.0, "a")):
+        scores = {c.memory["id"]: rank.relevance(c, mode="hybrid", alpha=None, rrf_k=60,
+                                                 context=False, best_bm25=1.0, dense=dense)
+                  for c in (first_by_cosine, first_by_words)}
+        assert (scores["a"] == pytest.approx(scores["b"])) if ahead is None \
+            else scores["a"] > scores["b"]
+
+
 def test_the_context_cosine_is_the_cosine_with_the_two_turns_mean() -> None:
     assert rank.context_cosine(0.5, None, None) == 0.5
     assert rank.context_cosine(None, 0.9, 0.9) is None
