@@ -3,7 +3,7 @@
     from graphmem import GraphMem
     with GraphMem() as mem:
         mem.remember("The cache layer is Redis")
-        print(mem.recall("which key-value store do we use?").hits[0].text)
+        print(mem.recall("what do we use for caching?").hits[0].text)
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ as plain constants. The neomodel classes (`graphmem.graph.model`) declare the sc
 them; everything else reads them from here without loading the driver.
 """
 
-#: Dimension of all-MiniLM-L6-v2; `schema.install` replaces it with the embedder's own.
+#: Dimension of the registered models (all 384); `schema.install` replaces it with the
+#: embedder's own.
 DEFAULT_DIMENSIONS = 384
 
 KINDS = ("episodic", "semantic", "procedural", "core", "heuristic", "reflection")

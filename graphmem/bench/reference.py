@@ -1,6 +1,6 @@
 """The plain reference every recall benchmark prints next to graphmem's modes: what a
 short script does with the same texts and no graph — BM25 over one scope's texts (stop
-words out, no stemming), MiniLM cosine, reciprocal rank fusion of the two lists, at
+words out, no stemming), the model's cosine, reciprocal rank fusion of the two lists, at
 recall's own depth and k (`RecallOptions.fusion`: candidates 50, rrf_k 5) — so no change
 can quietly fall below it."""
 
