@@ -117,6 +117,11 @@ def _mcp_server(mem: GraphMem, public_url: str) -> Any:
                                        validate_token_resource=False))
 
 
+#: Seconds a client is told to wait (Retry-After) when Neo4j did not answer within the
+#: retry budget: a leader election takes 7-9 s.
+UNAVAILABLE_RETRY_AFTER = 10
+
+
 def _errors(app: FastAPI) -> None:
     """Every error as `{"error": one line}` with the status of its kind."""
 
@@ -146,7 +151,9 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(GraphmemError)
     async def graphmem_error(_: Request, e: GraphmemError) -> JSONResponse:
-        return reply(e.status, e.said())
+        # Neo4j away past the retry budget (or busy): the client may come back soon.
+        later = {"Retry-After": str(UNAVAILABLE_RETRY_AFTER)} if e.status == 503 else None
+        return reply(e.status, e.said(), later)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, e: Exception) -> JSONResponse:

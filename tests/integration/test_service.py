@@ -295,7 +295,7 @@ def test_neo4j_down_is_503_with_one_line(schema_ready: Settings, embedder: Embed
         assert s.call("GET", "/readyz", None).status_code == 503
         got = s.call("POST", "/v1/recall", "gm_" + "0" * 16 + "_" + "x" * 43,
                      json={"query": "anything"})
-        assert got.status_code == 503
+        assert got.status_code == 503 and got.headers["Retry-After"] == "10"
         assert got.json()["error"].startswith("memory store unavailable: ")
         assert "Traceback" not in got.text
     finally:
@@ -742,3 +742,44 @@ def test_only_an_admitted_answer_of_the_callers_own_writes_names_a_bookmark(
                      json={"text": "The crane's inspection takes two days"})
     assert again.headers["graphmem-bookmark"] not in (theirs.headers["graphmem-bookmark"],
                                                       mine.headers["graphmem-bookmark"])
+
+
+def _remembered_through(s: Service, proxy: Any, outage: float) -> httpx.Response:
+    """A remember sent while the proxy is down, answered once it is up `outage` s later."""
+    answers: list[httpx.Response] = []
+    caller = threading.Thread(target=lambda: answers.append(s.call(
+        "POST", "/v1/remember", s.token_a,
+        json={"text": "The staging cluster moved to Frankfurt"})))
+    caller.start()
+    time.sleep(outage)
+    proxy.up()
+    caller.join(120)
+    return answers[0]
+
+
+def test_the_service_waits_out_a_server_gone_for_seconds(
+        schema_ready: Settings, embedder: Embedder, bolt_proxy: Any) -> None:
+    # A leader change or a restart behind the service: /readyz says so at once, requests
+    # wait for the server within GRAPHMEM_RETRY_S and succeed, /readyz is 200 again
+    # without a restart; past a budget a request is a 503 with Retry-After.
+    for budget, outage in ((30.0, 4.0), (2.0, 6.0)):
+        far = schema_ready.model_copy(update={
+            "neo4j_uri": f"bolt://127.0.0.1:{bolt_proxy.port}", "retry_s": budget})
+        s = Service(far, embedder, Limits(rate=1000, burst=1000))
+        try:
+            assert s.call("GET", "/readyz", None).status_code == 200
+            bolt_proxy.down()
+            started = time.monotonic()
+            assert s.call("GET", "/readyz", None).status_code == 503
+            assert time.monotonic() - started < 1 + 2 * far.connect_timeout
+            answer = _remembered_through(s, bolt_proxy, outage)
+            if budget > outage:
+                assert answer.status_code == 200, answer.text
+                assert s.call("GET", "/readyz", None).status_code == 200
+            else:
+                assert answer.status_code == 503
+                assert answer.headers["Retry-After"] == "10"
+                assert s.mem.count(scope=s.a) == 0  # nothing half-written
+        finally:
+            bolt_proxy.up()
+            s.close()
