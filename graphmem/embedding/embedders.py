@@ -99,8 +99,8 @@ FEW = 4
 
 
 class _Recent:
-    """The last `size` query vectors, oldest evicted first, safe to share between the
-    threads of a service (each read and write under one lock)."""
+    """The last `size` query vectors asked, the least recently used evicted first, safe to
+    share between the threads of a service (each read and write under one lock)."""
 
     def __init__(self, size: int):
         self.size = size
@@ -108,6 +108,7 @@ class _Recent:
         self._lock = threading.Lock()
 
     def get(self, text: str) -> np.ndarray | None:
+        """The vector kept for `text` (now the most recently used), or None."""
         with self._lock:
             found = self._vectors.get(text)
             if found is not None:
@@ -115,6 +116,7 @@ class _Recent:
             return found
 
     def put(self, text: str, vector: np.ndarray) -> None:
+        """Keep `vector` for `text`, evicting the least recently used beyond `size`."""
         with self._lock:
             self._vectors[text] = vector
             self._vectors.move_to_end(text)
