@@ -11,7 +11,7 @@ from graphmem.options import RecallOptions
 from graphmem.read import budgets, rank, turns
 from graphmem.read.plan import RecallPlan
 from graphmem.read.rows import ShowRow, to_hit
-from graphmem.types import Hit, PathStep, RecallProfile
+from graphmem.types import QUERY, Hit, PathStep, RecallProfile
 
 
 def answer(store: Store, ranked: list[rank.Ranked], opts: RecallOptions, plan: RecallPlan,
@@ -42,7 +42,7 @@ def answer(store: Store, ranked: list[rank.Ranked], opts: RecallOptions, plan: R
 def _hit(r: rank.Ranked, memory: dict[str, Any], score: float) -> Hit:
     """A hit of the ranking: what it shows (`memory`), its score (after conversation
     order), its score's parts, and the path association reached it by."""
-    steps = [PathStep(**s) for s in rank.path(r.reached)]
+    steps = [PathStep(**s) for s in path(r.reached)]
     activation = r.reached.bonus if r.reached else None
     c = r.candidate
     if c is not None:
@@ -53,6 +53,18 @@ def _hit(r: rank.Ranked, memory: dict[str, Any], score: float) -> Hit:
     return to_hit({"memory": memory, "score": score, "relevance": r.cosine,
                    "cosine": r.cosine, "retention": r.retention, "layer": r.layer},
                   via="association", activation=activation, path=steps)
+
+
+def path(r: rank.Reached | None) -> list[dict[str, Any]]:
+    """The steps that reached a memory ({source, target, kind, name, weight}); a memory
+    the query names is reached from the query itself."""
+    if r is None:
+        return []
+    steps = []
+    if r.prev is not None:
+        steps.append({"source": r.prev["from"], "target": r.source, **r.prev["step"]})
+    steps.append({"source": r.source or QUERY, "target": r.key[1], **r.step})
+    return steps
 
 
 def _arrival(t: turns.Turn, memory: dict[str, Any], scoring: rank.Scoring,

@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.lifecycle.decay import Curve, retention_after
-from graphmem.types import QUERY
 
 #: The exponent of retention in the temporal factor: decay reorders memories of
 #: comparable relevance and never buries a much better answer (docs/decisions.md,
@@ -389,18 +388,6 @@ def final(pool: list[Candidate], merged: dict[Key, Reached],
             x.score *= 1 + spreading.subject_weight
     ranked.sort(key=lambda x: (-x.score, x.memory["id"]))
     return ranked[:k]
-
-
-def path(r: Reached | None) -> list[dict[str, Any]]:
-    """The steps that reached a memory ({source, target, kind, name, weight}); a memory
-    the query names is reached from the query itself."""
-    if r is None:
-        return []
-    steps = []
-    if r.prev is not None:
-        steps.append({"source": r.prev["from"], "target": r.source, **r.prev["step"]})
-    steps.append({"source": r.source or QUERY, "target": r.key[1], **r.step})
-    return steps
 
 
 def _or(value: Any, default: Any) -> Any:

@@ -334,6 +334,7 @@ def test_links_need_two_memories_of_the_scope(mem: GraphMem) -> None:
 def test_a_simulated_year(mem: GraphMem) -> None:
     """Twelve months of memories, swept monthly, recalled along the way."""
     stored: dict[str, str] = {}
+    recalled: dict[str, int] = {}  # the last month each memory was a hit of the recall
     topics = ["invoices", "the mobile app", "the data warehouse", "on-call", "hiring",
               "the design system"]
     for month in range(12):
@@ -351,7 +352,8 @@ def test_a_simulated_year(mem: GraphMem) -> None:
                       {"id": "stale", "text": "Retro outcome for squad Ibis: ship smaller PRs"}]
         mem.remember(batch)
         stored.update({b["id"]: b["text"] for b in batch})
-        mem.recall("progress on on-call", hops=0)  # reinforces month by month
+        for hit in mem.recall("progress on on-call", hops=0).hits:  # reinforces each month
+            recalled[hit.id] = month
         mem.recall("squad Heron", mode="keyword", hops=0, top_k=1)
         mem.flush()
         mem.sweep(options=SweepOptions(reflect=False))
@@ -366,9 +368,14 @@ def test_a_simulated_year(mem: GraphMem) -> None:
                           include_archived=True), mid
     tiers = {m.id: m.tier for m in mem.get(list(stored), limit=len(stored))}
     assert tiers["core-1"] == tiers["proc-1"] == "hot"
-    assert tiers["m0-1"] != "hot"  # a year-old, never-recalled note went cold
-    assert "m0-1" not in ids(mem, stored["m0-1"], mode="vector", hops=0, top_k=50)
-    assert "m0-1" in ids(mem, "GM-1 mobile app", mode="keyword", hops=0)
+    # A year-old note the recall left longest ago (which one depends on the model's
+    # ranking) went cold: out of the vector top 50, still found by its words.
+    cold = min((m for m in stored if m.startswith("m0-") and m != "m0-3"),
+               key=lambda m: recalled.get(m, -1))
+    assert recalled.get(cold, -1) <= 5 and tiers[cold] != "hot", (cold, recalled)
+    assert cold not in ids(mem, stored[cold], mode="vector", hops=0, top_k=50)
+    i = int(cold.split("-")[1])
+    assert cold in ids(mem, f"GM-{i} {topics[i]}", mode="keyword", hops=0)
     # Recent and reinforced memories outrank stale ones of the same shape.
     ranked = ids(mem, "progress on hiring", mode="keyword", hops=0, top_k=12)
     assert ranked.index("m11-4") < ranked.index("m1-4")

@@ -12,6 +12,7 @@ import pytest
 
 from graphmem.lifecycle.decay import DEFAULT_CURVES
 from graphmem.read import rank
+from graphmem.read.answer import path as answer_path
 from graphmem.read.rank import Candidate, Reached, Scoring, Spreading
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -213,8 +214,8 @@ def test_merge_keeps_the_shortest_path_and_sums_the_hops() -> None:
     merged = rank.merge([], hop1, hop2, {("s", "b"): 1.0, ("s", "c"): None}, SPREAD)
     assert merged[("s", "b")].hop == 1 and merged[("s", "b")].activation == pytest.approx(0.5)
     assert merged[("s", "c")].prev == {"from": "a", "step": hop1[0].step}
-    assert [s["source"] for s in rank.path(merged[("s", "c")])] == ["a", "b"]
-    assert rank.path(Reached(key=("s", "q"), hop=0, source=None,
+    assert [s["source"] for s in answer_path(merged[("s", "c")])] == ["a", "b"]
+    assert answer_path(Reached(key=("s", "q"), hop=0, source=None,
                              step={"kind": "query"}))[0]["source"] == "<query>"
 
 
