@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from graphmem.clock import as_utc, utcnow
-from graphmem.embedding import embedders
+from graphmem.embedding import chosen
 from graphmem.embedding.embedders import Embedder
 from graphmem.errors import InputError
 from graphmem.graph import schema, scope_model
@@ -55,7 +55,7 @@ class GraphMem:
         """`store` shares a connection its owner opened (and closes); `reinforce_every`
         is how many seconds recall's reinforcement waits to be written in a batch."""
         self.settings = settings or load_settings()
-        self.embedder = embedder or embedders.from_settings(self.settings)
+        self.embedder = embedder or chosen.from_settings(self.settings)
         self._now = as_utc(now) if now else None
         #: Writes consolidation summaries (extractive unless GRAPHMEM_SUMMARY_URL is set).
         self.summarizer = summarizer or summarize.from_settings(self.settings)

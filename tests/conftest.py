@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.embedding import embedders
+from graphmem.embedding import chosen
 from graphmem.embedding.embedders import Embedder
 from graphmem.errors import Neo4jUnavailable
 from graphmem.graph.store import Store
@@ -64,7 +64,7 @@ def neo4j_settings() -> Iterator[Settings]:
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     """The real default model (or GRAPHMEM_EMBEDDING_MODEL's), loaded once per run."""
-    e = embedders.from_settings(Settings())
+    e = chosen.from_settings(Settings())
     e.warm()
     return e
 

@@ -51,11 +51,11 @@ def open_memory(scope: str | None = None, now: str | None = None, *,
     """A GraphMem from the environment, with the command's overrides. A command that
     `embeds` loads the embedder on a thread while the rest of graphmem is imported and
     Neo4j is reached: a CLI call pays for the longer of the two, not both."""
-    from graphmem.embedding import embedders
+    from graphmem.embedding import chosen
     from graphmem.settings import load_settings, valid_scope
 
     settings = load_settings(scope=valid_scope(scope, "--scope"))
-    embedder = embedders.from_settings(settings)
+    embedder = chosen.from_settings(settings)
     if embeds:
         # A failure here is the command's to report, when it embeds: not this thread's.
         threading.Thread(target=_quietly(embedder.warm), name="warm-embedder").start()

@@ -203,11 +203,11 @@ def _warm_up() -> None:
     settings, so the first call handed over is as fast as the next. (graphmem.cli, which
     runs them, is loaded already: it declares `warm serve`.)"""
     import graphmem.api  # noqa: F401
-    from graphmem.embedding import embedders
+    from graphmem.embedding import chosen
     from graphmem.settings import load_settings
 
     with contextlib.suppress(Exception):  # a call reports what is wrong, in its own words
-        embedders.from_settings(load_settings()).warm()
+        chosen.from_settings(load_settings()).warm()
 
 
 class _Server:

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
     from graphmem.embedding.runtime import OnnxModel
-    from graphmem.settings import Settings
 
 #: Query embeddings kept per Embedder: agents and benchmarks ask the same thing often.
 QUERY_CACHE = 256
@@ -335,26 +334,3 @@ class FetchedEmbedder(Embedder):
         from graphmem.embedding import fetch
 
         return fetch.loaded(self.spec, self.cache, self.repo)
-
-
-def from_settings(settings: Settings) -> Embedder:
-    """The embedder the settings name: the endpoint at `embedding_url`, if set, else the
-    local sentence-transformers model."""
-    if settings.embedding_url:
-        from graphmem.embedding.remote import RemoteEmbedder
-
-        key = (settings.embedding_api_key.get_secret_value()
-               if settings.embedding_api_key else None)
-        return RemoteEmbedder(settings.embedding_url, settings.embedding_model, key,
-                              batch_size=settings.embedding_batch_size)
-    spec = models.find(settings.embedding_model)
-    if spec is not None and spec.fetched:
-        if settings.embedding_runtime != "onnx" or settings.embedding_device != "cpu":
-            raise ConfigError(f"{spec.name} runs on ONNX Runtime on the CPU only",
-                              "unset GRAPHMEM_EMBEDDING_RUNTIME and GRAPHMEM_EMBEDDING_DEVICE")
-        return FetchedEmbedder(spec, settings.cache_dir, settings.embedding_batch_size,
-                               repo=settings.maven_repo)
-    return Embedder(settings.embedding_model, device=settings.embedding_device,
-                    batch_size=settings.embedding_batch_size,
-                    runtime=settings.embedding_runtime,
-                    cache=settings.cache_dir / "onnx")

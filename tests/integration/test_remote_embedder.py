@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.embedding.embedders import Embedder, from_settings
+from graphmem.embedding.chosen import from_settings
+from graphmem.embedding.embedders import Embedder
 from graphmem.embedding.remote import EmbeddingUnavailable, RemoteEmbedder
 from graphmem.graph.store import Store
 from graphmem.settings import Settings

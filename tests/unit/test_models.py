@@ -54,8 +54,8 @@ def test_pooling_reads_only_a_texts_own_tokens() -> None:
 
 @pytest.mark.parametrize("name", ["e5-small-v2-q", "bge-small-en-v1.5"])
 def test_fetched_models_run_on_onnx_runtime_on_the_cpu_only(name: str) -> None:
-    from graphmem.embedding import embedders
+    from graphmem.embedding import chosen
     from graphmem.errors import ConfigError
 
     with pytest.raises(ConfigError, match="ONNX Runtime"):
-        embedders.from_settings(load_settings(embedding_model=name, embedding_runtime="torch"))
+        chosen.from_settings(load_settings(embedding_model=name, embedding_runtime="torch"))
