@@ -36,6 +36,8 @@ SYNAPTIC_THRESHOLD = models.MINILM.synaptic_threshold
 #: Seconds a read or write is retried for, by default: the driver's own default for its
 #: managed transactions; a Raft leader election takes 7-9 s.
 RETRY_SECONDS = 30.0
+#: A run's lease lasts twice the retry budget, and never less than this many seconds.
+RUN_LEASE_FLOOR = 10.0
 #: At most this many synaptic links per new memory.
 SynapticLinks = Annotated[int, Field(ge=0, le=100)]
 SYNAPTIC_MAX_LINKS = 5
@@ -89,6 +91,11 @@ class Settings(BaseSettings):
     #: a dropped connection) is tried again for, before it fails (GRAPHMEM_RETRY_S). A
     #: server this process never reached fails at once.
     retry_s: float = Field(RETRY_SECONDS, ge=0)
+    #: Seconds a large input's run stays its writer's without a sign of life
+    #: (GRAPHMEM_RUN_LEASE_S; None: twice `retry_s`, at least RUN_LEASE_FLOOR, so a writer
+    #: waiting out an outage keeps it). A run whose lease lapsed is undone by the next to
+    #: look (write/runs.py).
+    run_lease_s: float | None = Field(None, gt=0)
     #: Seconds the server may spend on one read or small write (recall, get, an edit)
     #: before it gives up; an input's write transaction and sweeps are not bounded.
     query_timeout: float = Field(30.0, gt=0)
@@ -158,6 +165,13 @@ class Settings(BaseSettings):
     server_heap: str = "2g"
     server_pagecache: str = "2g"
     server_start_timeout: float = 180.0
+
+    @property
+    def run_lease(self) -> float:
+        """Seconds a run's lease lasts from its writer's last sign of life."""
+        if self.run_lease_s is not None:
+            return self.run_lease_s
+        return max(2 * self.retry_s, RUN_LEASE_FLOOR)
 
     @property
     def server_home_dir(self) -> Path:

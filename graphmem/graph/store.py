@@ -233,22 +233,6 @@ class Store:
             finally:
                 holder.close()
 
-    @contextmanager
-    def held(self, name: str, metadata: dict[str, str], **params: Any) -> Iterator[None]:
-        """Keep a transaction open while the block runs, tagged with `metadata` (which
-        `SHOW TRANSACTIONS` lists), after running the named query in it; rolled back on
-        the way out. The server rolls it back by itself when this process dies: a sign of
-        life other processes can read (graphmem.write.runs)."""
-        with translate_errors(self.settings), \
-                self.session() as session:
-            tx = session.begin_transaction(metadata=metadata)
-            try:
-                tx.run(query(name), params).consume()
-                yield
-            finally:
-                with contextlib.suppress(Exception):  # a dead connection rolled it back
-                    tx.close()
-
     def autocommit(self, name: str, *, own_label: str | None = None,
                    **params: Any) -> list[dict[str, Any]]:
         """Run a named query in an auto-commit transaction (needed for CALL … IN

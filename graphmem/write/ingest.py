@@ -303,6 +303,7 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
         def write_chunk(chunk: list[Row]) -> None:
             def attempt(tx: Tx) -> None:
                 job.begin_chunk()
+                runs.renew(tx, store, job.id)
                 for batch in batches(chunk):
                     started = time.perf_counter()
                     write_batch(tx, store, batch, opts, chunk_of=job)

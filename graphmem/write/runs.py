@@ -4,23 +4,28 @@ one outcome all the same (docs/decisions.md, "One input, one outcome").
 A run creates its new memories chunk by chunk, each tagged `import_run`; whatever it
 would change of memories stored before it (updates, confirmations, links, supersedes)
 waits for its last transaction, which also marks it done. If any part fails, what it
-wrote is taken out (`undo`) before the error reaches the caller. Its writer keeps a
-transaction open, tagged with the run's id, for as long as it runs: a writer that dies
-(killed, its connection lost) loses it, and the next process to connect, the next run
-in the scope, or a sweep finds the run abandoned and undoes it (`recover`).
+wrote is taken out (`undo`) before the error reaches the caller. Its writer holds a
+lease on the run in the graph, renewed by a heartbeat and by each chunk it commits: a
+writer that dies (killed, its machine gone) stops renewing, and once the lease lapses the
+next process to connect, the next run in the scope, or a sweep undoes the run
+(`recover`). A lease, not a sign of life one server keeps (an open transaction), because
+on a cluster another process may ask another member (docs/decisions.md, "A large input
+is its writer's while its lease lasts").
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from graphmem.errors import GraphmemError
-from graphmem.graph.store import Store
+from graphmem.errors import GraphmemError, Neo4jBusy
+from graphmem.graph.store import Store, Tx
+from graphmem.graph.store import run as run_query
 from graphmem.write.dedup import Confirmations
 from graphmem.write.plan import Row
 
@@ -66,13 +71,15 @@ class Run:
 
 @contextlib.contextmanager
 def started(store: Store, scope: str, records: int) -> Iterator[Run]:
-    """Record a run for `scope` and hold its sign of life while the block writes it; if
-    the block fails, undo what the run wrote, then let the error go on. The block marks
-    the run done (`runs/done`) in its last transaction."""
+    """Record a run for `scope` and renew its lease while the block writes it; if the
+    block fails, undo what the run wrote, then let the error go on. The block renews the
+    lease in each chunk's transaction (`renew`) and marks the run done (`runs/done`) in
+    its last."""
     run = Run(id=uuid.uuid4().hex)
-    with store.held("runs/hold", {"graphmem_run": run.id}, run=run.id):
-        store.autocommit("runs/begin", run=run.id, scope=scope, now=datetime.now(UTC),
-                         records=records)
+    lease = store.settings.run_lease
+    store.autocommit("runs/begin", run=run.id, scope=scope, now=datetime.now(UTC),
+                     records=records, lease=lease)
+    with _heartbeat(store, run.id, lease):
         try:
             yield run
         except BaseException:
@@ -82,7 +89,35 @@ def started(store: Store, scope: str, records: int) -> Iterator[Run]:
                 print(f"graphmem: run {run.id} is left for recovery: {e.one_line()}",
                       file=sys.stderr)
             raise
-        store.autocommit("runs/end", run=run.id)
+    store.autocommit("runs/end", run=run.id)
+
+
+@contextlib.contextmanager
+def _heartbeat(store: Store, run: str, lease: float) -> Iterator[None]:
+    """Renew run `run`'s lease every quarter lease while the block runs: a chunk that
+    takes long to embed or write does not let it lapse."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(lease / 4):
+            with contextlib.suppress(GraphmemError):  # the next beat, or the chunk, tells
+                store.autocommit("runs/renew", run=run, lease=lease)
+
+    thread = threading.Thread(target=beat, name=f"graphmem-run-{run[:8]}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def renew(tx: Tx, store: Store, run: str) -> None:
+    """Renew run `run`'s lease inside a chunk's transaction: the chunk commits only into
+    a run that is still its writer's (not undone meanwhile as abandoned)."""
+    if not run_query(tx, "runs/renew", run=run, lease=store.settings.run_lease):
+        raise Neo4jBusy(f"run {run} was undone by another process while it was written",
+                        "run it again")
 
 
 def undo(store: Store, scope: str, run: str) -> int:
@@ -96,26 +131,12 @@ def undo(store: Store, scope: str, run: str) -> int:
     return deleted
 
 
-def live(store: Store) -> set[str] | None:
-    """The runs whose writers are alive, or None when the server will not say."""
-    try:
-        return {r["run"] for r in store.autocommit("runs/live")}
-    except GraphmemError:
-        return None
-
-
 def recover(store: Store, scope: str | None) -> list[str]:
-    """Settle the runs of `scope` (None: every scope) whose writers are gone: a run marked
-    done is kept, any other is undone. Returns the runs undone."""
-    found = store.read("runs/list", scope=scope)
-    if not found:
-        return []
-    alive = live(store)
-    if alive is None:
-        return []  # never undo a run that may be alive
+    """Settle the runs of `scope` (None: every scope) whose leases have lapsed: a run
+    marked done is kept, any other is undone. Returns the runs undone."""
     undone = []
-    for r in found:
-        if r["run"] in alive:
+    for r in store.read("runs/list", scope=scope, lease=store.settings.run_lease):
+        if not r["lapsed"]:
             continue
         if r["state"] == "done":
             store.autocommit("runs/end", run=r["run"])

@@ -13,6 +13,7 @@ import textwrap
 import time
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,7 @@ from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError
 from graphmem.graph.store import Store
 from graphmem.types import MemoryIn
+from graphmem.write import runs
 from graphmem.write.records import Numbered
 
 #: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
@@ -160,12 +162,50 @@ WRITER = """
 """
 
 
-def test_a_killed_writers_run_is_undone_by_the_next_to_connect(mem: GraphMem, store: Store,
-                                                               hardening) -> None:
-    scope = mem.settings.scope
+class Slow:
+    """The real embedder, each call taking `pause` seconds longer: a chunk that takes
+    longer to embed than a run's lease lasts."""
+
+    def __init__(self, real: Any, pause: float) -> None:
+        self.real, self.pause = real, pause
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def embed(self, texts: Sequence[str], advance: Any = None) -> np.ndarray:
+        time.sleep(self.pause)
+        return self.real.embed(texts, advance)
+
+
+def test_a_run_whose_writer_lives_is_never_undone(mem: GraphMem, embedder) -> None:
+    """The writer renews its lease while its chunks take several leases to embed; another
+    process recovering the scope all the while undoes nothing."""
+    scope, lease = mem.settings.scope, 0.5
+    short = mem.settings.model_copy(update={"run_lease_s": lease})
+    other = Store.connect(short)
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            slow = GraphMem(short, embedder=Slow(embedder, 3 * lease), store=other)
+            writing = pool.submit(write, slow, records(40), scope, 10)
+            undone, tries = [], 0
+            while not writing.done():
+                undone += runs.recover(other, scope)
+                tries += 1
+                time.sleep(lease / 2)
+            report = writing.result()
+        assert tries > 4 and undone == []
+        assert [o.status for o in report.outcomes] == ["created"] * 40
+        assert mem.count(scope=scope) == 40
+    finally:
+        other.close()
+
+
+def test_a_killed_writers_run_is_undone_once_its_lease_lapses(mem: GraphMem, store: Store,
+                                                              hardening) -> None:
+    scope, lease = mem.settings.scope, 3.0
     stored_input(mem, scope)
     before = state(store, scope)
-    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
+    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri, "GRAPHMEM_RUN_LEASE_S": "3",
            "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
     proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(WRITER), scope], env=env,
                             stderr=subprocess.PIPE, text=True)
@@ -181,11 +221,15 @@ def test_a_killed_writers_run_is_undone_by_the_next_to_connect(mem: GraphMem, st
     finally:
         proc.kill()
         proc.wait(timeout=60)
-    deadline = time.monotonic() + 30
-    while True:  # the server notices the closed connection within moments
-        with GraphMem(mem.settings) as other:
+    killed = time.monotonic()
+    short = mem.settings.model_copy(update={"run_lease_s": lease})
+    with GraphMem(short) as other:  # within its lease the run is still its writer's
+        assert other.count(scope=scope) > len(before["memories"])
+    assert time.monotonic() - killed < lease, "too slow to see the run inside its lease"
+    while True:
+        with GraphMem(short) as other:
             other.count(scope=scope)
-        if state(store, scope) == before or time.monotonic() > deadline:
+        if state(store, scope) == before or time.monotonic() > killed + 10 * lease:
             break
         time.sleep(0.5)
     hardening.inputs += 1
