@@ -241,8 +241,13 @@ class TcpProxy:
     """A TCP proxy on loopback to a real server (Neo4j's Bolt port) that a test can
     hold: while held, no byte crosses it either way (a server that stopped answering),
     and once let go everything held goes through; or take down: every open connection
-    cut and new ones refused (a server gone, as in a leader change), until `up`. Its
-    threads end with `close`."""
+    cut and new ones refused (a server gone, as in a leader change), until `up`; or lose
+    the answers to the next commits (`lose_commit_answers`). Its threads end with
+    `close`."""
+
+    #: A Bolt COMMIT message in its chunk: size 2, an empty struct of signature 0x12, the
+    #: end marker.
+    COMMIT = b"\x00\x02\xb0\x12\x00\x00"
 
     def __init__(self, host: str, port: int) -> None:
         import socket
@@ -257,7 +262,15 @@ class TcpProxy:
         self._listener.settimeout(0.2)
         self.port = self._listener.getsockname()[1]
         self._sockets: list[Any] = []
+        self._lose = 0
+        self.lost = 0
         threading.Thread(target=self._accept, daemon=True).start()
+
+    def lose_commit_answers(self, n: int) -> None:
+        """The next `n` commits reach the server and are done there, but their answers
+        never come back: the connection is cut instead (a commit whose answer was lost,
+        as in a leader that fails right after committing)."""
+        self._lose = n
 
     def hold(self) -> None:
         """Stop passing bytes on (connections stay open)."""
@@ -296,13 +309,25 @@ class TcpProxy:
                 continue
             server = socket.create_connection(self._target)
             self._sockets += [client, server]
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+            committing = threading.Event()  # this connection's commit answer is to be lost
+            for a, b, up in ((client, server, True), (server, client, False)):
+                threading.Thread(target=self._pipe, args=(a, b, up, committing),
+                                 daemon=True).start()
 
-    def _pipe(self, source: Any, sink: Any) -> None:
+    def _pipe(self, source: Any, sink: Any, up: bool, committing: Any) -> None:
+        import socket
+
         try:
             while chunk := source.recv(65536):
                 self._open.wait()
+                if up and self._lose and self.COMMIT in chunk:
+                    self._lose -= 1
+                    committing.set()
+                elif not up and committing.is_set():
+                    self.lost += 1  # the server has committed and answered: cut instead
+                    for s in (source, sink):
+                        s.shutdown(socket.SHUT_RDWR)
+                    return
                 sink.sendall(chunk)
         except OSError:
             pass

@@ -45,10 +45,11 @@ def retryable(e: BaseException) -> bool:
     if isinstance(e, nx.ClientError) and e.code in CONFLICT_CODES:
         return True
     if isinstance(e, nx.IncompleteCommit):
-        # The connection broke after the commit was sent: it may have landed. Every write
-        # graphmem runs decides inside its transaction against stable ids (a text's id is
-        # a hash of it), so running it again stores nothing twice; what it reports is the
-        # second run's (docs/decisions.md, "A server that went away is waited for").
+        # The connection broke after the commit was sent: it may have landed. A write that
+        # counts asked its receipt first (Store.commit) and is here only if it did not
+        # land; the others set rather than add, and decide against stable ids, so running
+        # them again stores nothing twice (docs/decisions.md, "A server that went away is
+        # waited for").
         return True
     return isinstance(e, nx.Neo4jError | nx.DriverError) and e.is_retryable()
 

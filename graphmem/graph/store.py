@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from typing import Any, LiteralString, TypeVar, cast
 
 import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
+from neo4j import exceptions as nx
 
 from graphmem.graph import retry
 from graphmem.graph.causal import CAUSAL, note_made
@@ -30,6 +32,9 @@ Tx = ManagedTransaction | neo4j.Transaction
 T = TypeVar("T")
 
 #: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
+#: Receipts a scope's node keeps (Store.commit): a writer whose commit lost its answer
+#: asks as soon as the server answers again, long before this many newer writes.
+RECEIPTS_KEPT = 100
 SCOPE_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -196,25 +201,29 @@ class Store:
                 for record in session.run(query(name, self.variant), params):
                     yield record.data()
 
-    def write(self, name: str, **params: Any) -> list[dict[str, Any]]:
-        """Run a named write query in its own managed transaction and return its rows."""
-        return self.write_tx(lambda tx: run(tx, name, variant=self.variant, **params))
+    def write(self, name: str, *, receipt: str | None = None,
+              **params: Any) -> list[dict[str, Any]]:
+        """Run a named write query in its own managed transaction and return its rows
+        (`receipt`: as in `write_tx`)."""
+        return self.write_tx(lambda tx: run(tx, name, variant=self.variant, **params),
+                             receipt=receipt)
 
-    def write_tx(self, work: Callable[[Tx], T]) -> T:
+    def write_tx(self, work: Callable[[Tx], T], *, receipt: str | None = None) -> T:
         """Run `work(tx)` in one write transaction: all of it commits, or none; the server
         gives up after `query_timeout` seconds (an input's transaction, which may rightly
         run long, is `transactions()`).
 
         A retryable failure runs `work` again in a fresh transaction (`retry.retried`, the
-        one policy of every write), so it must be idempotent.
+        one policy of every write), so it must be idempotent, or name the scope it counts
+        in as `receipt`: a commit whose answer was lost is then not run again if it landed
+        (`commit`).
         """
         def once() -> T:
             with self.session() as session:
                 tx = session.begin_transaction(timeout=self.settings.query_timeout)
                 try:
                     result = work(tx)
-                    tx.commit()
-                    note_made(session)
+                    self.commit(tx, session, receipt)
                     return result
                 finally:
                     tx.close()  # rolls back what was not committed
@@ -222,11 +231,43 @@ class Store:
         with translate_errors(self.settings):
             return retry.retried(once, budget=self.settings.retry_s)
 
+    def commit(self, tx: neo4j.Transaction, session: neo4j.Session,
+               receipt: str | None) -> None:
+        """Commit `tx` of `session`. With `receipt` (a scope), a receipt written in `tx`
+        first says, if the answer to the commit is lost with the connection, whether it
+        landed: then this returns as if answered, instead of raising IncompleteCommit for
+        a retry that would count the write twice."""
+        if receipt is None:
+            tx.commit()
+            note_made(session)
+            return
+        key = uuid.uuid4().hex
+        run(tx, "admin/receipt", scope=receipt, key=key, keep=RECEIPTS_KEPT)
+        try:
+            tx.commit()
+            note_made(session)
+        except nx.IncompleteCommit:
+            if not self._landed(receipt, key):
+                raise
+
+    def _landed(self, scope: str, key: str) -> bool:
+        """Whether receipt `key` of `scope` committed, asked of the member that takes
+        writes once the server answers again (within the retry budget)."""
+        def once() -> bool:
+            with self.session() as session:
+                found = session.run(query("admin/receipt_landed"), scope=scope, key=key)
+                landed = bool(found.single(strict=True)["landed"])
+                note_made(session)
+                return landed
+
+        return retry.retried(once, budget=self.settings.retry_s)
+
     @contextmanager
-    def transactions(self) -> Iterator[InputTransaction]:
-        """An InputTransaction for one input; driver errors become graphmem errors, and
-        whatever was not committed is rolled back on the way out."""
-        holder = InputTransaction(self)
+    def transactions(self, receipt: str | None = None) -> Iterator[InputTransaction]:
+        """An InputTransaction for one input (`receipt`: the scope it counts in, as in
+        `write_tx`); driver errors become graphmem errors, and whatever was not committed
+        is rolled back on the way out."""
+        holder = InputTransaction(self, receipt)
         with translate_errors(self.settings):
             try:
                 yield holder
@@ -261,8 +302,8 @@ class InputTransaction:
     """One explicit write transaction for a whole input, opened on first use. Used from
     one thread at a time (the ingest's writer thread, or the caller after it is idle)."""
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, store: Store, receipt: str | None = None) -> None:
+        self.store, self.receipt = store, receipt
         self._session: neo4j.Session | None = None
         self._tx: neo4j.Transaction | None = None
 
@@ -277,10 +318,8 @@ class InputTransaction:
     def commit(self) -> None:
         """Commit what was written (nothing to do if nothing was)."""
         tx, self._tx = self._tx, None
-        if tx is not None:
-            tx.commit()
-            if self._session is not None:
-                note_made(self._session)
+        if tx is not None and self._session is not None:
+            self.store.commit(tx, self._session, self.receipt)
 
     def rollback(self) -> None:
         """Drop what was written; never raises (the connection may be gone)."""

@@ -95,7 +95,8 @@ def feedback(store: Store, mid: str, *, used: bool, scope: str,
     """Echo (`used`) or fizzle a memory's importance and confidence."""
     check(store, [mid], scope, allow_stub=False)
     delta = ECHO if used else FIZZLE
-    rows = store.write("edit/feedback", id=mid, scope=scope, used=used, now=now, **delta)
+    rows = store.write("edit/feedback", receipt=scope, id=mid, scope=scope, used=used,
+                       now=now, **delta)
     if not rows:  # forgotten between the check and the write
         raise NotFoundError(f"no memory with id {shown(mid)} in scope {shown(scope)}")
     return FeedbackResult(used=used, **rows[0])

@@ -98,7 +98,8 @@ def _write_scope(store: Store, items: list[Reinforcement]) -> None:
             if rows:
                 run(tx, "recall/rehydrate", scope=r.scope, rows=rows, now=r.now)
 
-    store.write_tx(work)
+    # A receipt: a retry after a lost answer to the commit must not count each access twice.
+    store.write_tx(work, receipt=items[0].scope)
 
 
 def _embedded(r: Reinforcement) -> list[dict[str, Any]]:

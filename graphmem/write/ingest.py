@@ -253,7 +253,7 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
     # agent's few records, and a thread of their own cost more than their statements).
     overlap = len(batches) > per_window
     with bar("remembering", len(rows), progress) as advance, \
-            store.transactions() as transactions, \
+            store.transactions(receipt=opts.scope) as transactions, \
             (ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-writer")
              if overlap else _Inline()) as writer:
 
@@ -309,7 +309,7 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
                     write_batch(tx, store, batch, opts, chunk_of=job)
                     timing.add("write", started)
 
-            _committed(store, attempt)
+            _committed(store, opts.scope, attempt)
             job.commit_chunk()
             advance(len(chunk))
 
@@ -327,13 +327,13 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
                 raise Neo4jBusy(f"run {job.id} was undone by another process while it was "
                                 "written", "run it again")
 
-        _waited(writer.submit(_committed, store, last), timing)
+        _waited(writer.submit(_committed, store, opts.scope, last), timing)
 
 
-def _committed(store: Store, work: Callable[[Tx], T]) -> T:
-    """Run `work` in one transaction of its own and commit it, again after a conflict
-    with a concurrent writer (`_retried`)."""
-    with store.transactions() as transactions:
+def _committed(store: Store, scope: str, work: Callable[[Tx], T]) -> T:
+    """Run `work` in one transaction of its own (that counts in `scope`: its receipt) and
+    commit it, again after a conflict with a concurrent writer (`_retried`)."""
+    with store.transactions(receipt=scope) as transactions:
         return _retried(transactions, lambda: work(transactions.current()))
 
 

@@ -20,11 +20,12 @@ PLACES = ["the Oslo office", "the Lisbon warehouse", "the Osaka lab", "the Quito
           "the Tartu studio"]
 
 
-def _through(proxy: Any, mem: GraphMem, **update: Any) -> GraphMem:
+def _through(proxy: Any, mem: GraphMem, reinforce_every: float = 0.5,
+             **update: Any) -> GraphMem:
     """A GraphMem of `mem`'s scope whose server is behind `proxy`."""
     settings = mem.settings.model_copy(update={
         "neo4j_uri": f"bolt://127.0.0.1:{proxy.port}", **update})
-    return GraphMem(settings, embedder=mem.embedder)
+    return GraphMem(settings, embedder=mem.embedder, reinforce_every=reinforce_every)
 
 
 def _stored(mem: GraphMem) -> Counter[str]:
@@ -109,3 +110,36 @@ def test_past_the_budget_a_call_fails_whole_and_the_next_succeeds(
         far.remember({"id": "after", "text": "The backup window moved to three"})
         assert far.recall("when do backups run?", reinforce=False).hits
     assert set(_stored(mem)) == {"before", "after"}
+
+
+def test_a_commit_whose_answer_was_lost_counts_once(mem: GraphMem, bolt_proxy: Any) -> None:
+    """The server commits, the connection breaks before the answer: the write is not run
+    again on top of itself. A new text is reported created (not confirmed by its own
+    first try), a confirmation and a recall's reinforcement count once, feedback once."""
+    text = "The fire drill is on the first Monday of each month"
+    with _through(bolt_proxy, mem, reinforce_every=3600) as far:
+        far.remember({"id": "first", "text": "The drill starts with one note"})
+        bolt_proxy.lose_commit_answers(1)
+        created = far.remember(text)
+        assert bolt_proxy.lost == 1
+        assert [o.status for o in created.outcomes] == ["created"]
+        memory = created.outcomes[0].id
+        bolt_proxy.lose_commit_answers(1)
+        confirmed = far.remember(text)
+        assert bolt_proxy.lost == 2
+        assert [o.status for o in confirmed.outcomes] == ["confirmed"]
+        assert far.get([memory])[0].confirmation_count == 1
+        hits = far.recall("when is the fire drill?").hits
+        assert memory in [h.id for h in hits]
+        bolt_proxy.lose_commit_answers(1)
+        far.flush()  # the recall's reinforcement: one transaction for its hits
+        assert bolt_proxy.lost == 3
+        assert far.get([memory])[0].access_count == 1
+        before = far.get([memory])[0].importance
+        bolt_proxy.lose_commit_answers(1)
+        far.feedback(memory, used=True)
+        assert bolt_proxy.lost == 4
+        echoed = far.get([memory])[0].importance
+        far.feedback(memory, used=True)
+        assert far.get([memory])[0].importance - echoed == pytest.approx(echoed - before)
+    assert _stored(mem) == Counter({"first": 1, memory: 1})
