@@ -16,7 +16,7 @@
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
 //         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
-//         $layers, $lifecycles, $kinds, $filters, $since, $until, $turns.
+//         $layers, $lifecycles, $kinds, $filters, $since, $until, $turns, $own_indexes.
 // Returns one row: vector_found (vector candidates that passed), index_returned
 //          (neighbours the index returned before filtering; 0 after a scan) and
 //          candidates (list of {memory, ranks, similarity, has_context, before, after,

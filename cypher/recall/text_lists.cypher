@@ -9,11 +9,12 @@
 // of the scope that passes them: graphmem/read/keywords.py scores them by the scope's own
 // statistics (docs/decisions.md, "A scope's keyword scores are its own"). A bigger scope
 // is asked in the full-text index of its own (graph/scope_indexes.py), whose statistics
-// are its alone, and gives Lucene's best $fetch that pass, from its best s.limit; when
+// are its alone (unless $own_indexes is false: Store.read), and gives Lucene's best
+// $fetch that pass, from its best s.limit; when
 // fewer pass while Lucene gave all it was asked for, the caller asks again, deeper.
 // Params: $text_index, $searches (list of {list: 'text' or 'context', scope, q: the
 //         Lucene query, limit}), $small, $fetch, $scope, $layers, $lifecycles, $kinds,
-//         $filters, $since, $until.
+//         $filters, $since, $until, $own_indexes.
 // Returns a row per search: list, scope, small, returned (what Lucene gave before
 //          filtering), found (list of {id, scope, bm25 (Lucene's), text (small only)},
 //          Lucene's best first), docs and chars (small only).
@@ -26,7 +27,7 @@ CALL (s) {
 }
 CALL (s, small) {
   OPTIONAL MATCH (own:Scope {name: s.scope})
-  WHERE own.text_index IS NOT NULL AND NOT small
+  WHERE own.text_index IS NOT NULL AND NOT small AND $own_indexes
   CALL db.index.fulltext.queryNodes(coalesce(own.text_index, $text_index), s.q,
                                     {limit: CASE WHEN small THEN $small ELSE s.limit END})
     YIELD node, score

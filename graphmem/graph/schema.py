@@ -8,7 +8,7 @@ import time
 from pydantic import BaseModel
 
 from graphmem.errors import GraphmemError, SchemaMismatch
-from graphmem.graph import migrations, model
+from graphmem.graph import migrations, model, retry
 from graphmem.graph.store import Store
 from graphmem.graph.translate import translate_errors
 from graphmem.types import DoctorReport, EmbedderInfo, ServerInfo
@@ -52,9 +52,12 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
             if install_filtered_vector_index(store, dimensions):
                 wait_seconds = max(wait_seconds, REBUILD_SECONDS)
             embedding.vector_index = None
-        try:
+        def declared_labels() -> None:  # idempotent: what exists is left as it is
             for cls in model.SCHEMA_CLASSES:
                 db.install_labels(cls, quiet=True, stdout=io.StringIO())
+
+        try:  # neomodel's sessions are its own: the one retry policy still holds for them
+            retry.retried(declared_labels, budget=store.settings.retry_s)
         finally:
             embedding.vector_index = declared
         store.autocommit("admin/memory_key")
@@ -81,17 +84,20 @@ def install_filtered_vector_index(store: Store, dimensions: int) -> bool:
     return rebuilt
 
 
-def indexes(store: Store) -> list[IndexInfo]:
-    """The indexes of the database, with vector dimensions where they apply."""
-    rows = store.read("admin/indexes")
+def indexes(store: Store, *, writer: bool = False) -> list[IndexInfo]:
+    """The indexes of the database, with vector dimensions where they apply; `writer`:
+    as the member that takes writes has them (in a cluster a reader may not have an
+    index just made: neomodel's sessions carry no bookmarks of ours)."""
+    rows = store.autocommit("admin/indexes") if writer else store.read("admin/indexes")
     return [IndexInfo(**row) for row in rows]
 
 
 def wait_online(store: Store, wait_seconds: float) -> list[IndexInfo]:
-    """Poll until every index is ONLINE or `wait_seconds` pass; return the last listing."""
+    """Poll the member that takes writes until every index is ONLINE or `wait_seconds`
+    pass; return the last listing."""
     deadline = time.monotonic() + wait_seconds
     while True:
-        found = indexes(store)
+        found = indexes(store, writer=True)
         if all(i.state == "ONLINE" for i in found) or time.monotonic() > deadline:
             return found
         time.sleep(0.2)

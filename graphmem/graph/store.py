@@ -22,7 +22,7 @@ from graphmem.graph import retry
 from graphmem.graph.causal import CAUSAL, note_made
 from graphmem.graph.features import Features, features
 from graphmem.graph.queries import query
-from graphmem.graph.translate import translate_errors
+from graphmem.graph.translate import index_missing, translate_errors
 from graphmem.settings import Settings
 
 #: A transaction graphmem runs named queries in: a retried transaction function's, or the
@@ -148,15 +148,32 @@ class Store:
             return retry.retried(lambda: self._read_once(name, params),
                                  budget=self.settings.retry_s)
 
+    def read_current(self, name: str, **params: Any) -> list[dict[str, Any]]:
+        """`read` on the member that takes writes: it has every committed write, whoever
+        made it, where a reader in a cluster may lag behind other processes' (a forget
+        another process just made). For the checks a write decides by, which are small."""
+        with translate_errors(self.settings):
+            return retry.retried(lambda: self._read_once(name, params, neo4j.WRITE_ACCESS),
+                                 budget=self.settings.retry_s)
+
     def read_once(self, name: str, **params: Any) -> list[dict[str, Any]]:
         """`read`, tried once: for what must answer now (`doctor`, a readiness probe, a
         client's bookmark), not once the server is back."""
         with translate_errors(self.settings):
             return self._read_once(name, params)
 
-    def _read_once(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        with self.session(default_access_mode=neo4j.READ_ACCESS) as session:
-            return [row(r) for r in session.run(self._bounded(name), params)]
+    def _read_once(self, name: str, params: dict[str, Any],
+                   mode: str = neo4j.READ_ACCESS) -> list[dict[str, Any]]:
+        with self.session(default_access_mode=mode) as session:
+            try:
+                return [row(r) for r in session.run(self._bounded(name), params)]
+            except nx.ClientError as e:
+                # A scope's own index is made and awaited on the member that takes
+                # writes; a reader may still be building it: the shared ones answer.
+                if not (params.get("own_indexes") and index_missing(e)):
+                    raise
+            return [row(r) for r in session.run(self._bounded(name),
+                                                {**params, "own_indexes": False})]
 
     def submit(self, name: str, **params: Any) -> Future[list[dict[str, Any]]]:
         """`read` on a background thread: the server answers while the caller works on

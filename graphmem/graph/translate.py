@@ -58,6 +58,14 @@ def translate_errors(settings: Settings) -> Iterator[None]:
                                f"{type(e).__name__}", START_HINT) from e
 
 
+def index_missing(e: nx.Neo4jError) -> bool:
+    """Whether `e` says a query named an index this server does not have online: a
+    procedure naming one (5.26), or SEARCH naming one (2026)."""
+    return e.code == "Neo.ClientError.Schema.IndexNotFound" or (
+        e.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
+        and "index" in str(e.message) and "already exists" not in str(e.message))
+
+
 def _translated(e: nx.Neo4jError, settings: Settings) -> GraphmemError:
     """The graphmem error, with its one-line hint, for an error the server reported."""
     uri, db = settings.neo4j_uri, settings.neo4j_database
@@ -84,10 +92,7 @@ def _translated(e: nx.Neo4jError, settings: Settings) -> GraphmemError:
         return Neo4jUnavailable(
             f"Neo4j at {uri} refuses logins for a while after too many failed ones",
             "check NEO4J_USER and NEO4J_PASSWORD, then wait a few seconds")
-    # A procedure naming a missing index (5.26), or SEARCH naming one (2026).
-    if e.code == "Neo.ClientError.Schema.IndexNotFound" or (
-            e.code == "Neo.ClientError.Procedure.ProcedureCallFailed"
-            and "index" in str(e.message) and "already exists" not in str(e.message)):
+    if index_missing(e):
         return Neo4jUnavailable(f"an index is missing on {uri}", "run `graphmem init`")
     if getattr(e, "gql_status", None) == "22ND3":  # a SEARCH filter the index lacks
         return Neo4jUnavailable(f"the vector index on {uri} was made without the "

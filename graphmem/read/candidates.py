@@ -131,7 +131,8 @@ class TextSearch:
                      "limit": plan.fetch}
                     for f in plan.fields for s in dict.fromkeys(scopes)] if self.terms else []
         self.params = {**common, "text_index": FULLTEXT_INDEX, "fetch": plan.fetch,
-                       "small": keywords.SMALL_SCOPE, "searches": searches}
+                       "small": keywords.SMALL_SCOPE, "searches": searches,
+                       "own_indexes": True}
         self.fields = plan.fields
         # The server finds them while the query embeds.
         self.pending = cast("Future[list[TextListRow]]", store.submit(
@@ -165,7 +166,7 @@ def direct(store: Store, query: str, vector: list[float] | None, lists: dict[str
     params = {**finding, "vector": use_vector, "lists": lists,
               "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
               "fetch": plan.fetch, "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False,
-              "scan_below": SCAN_BELOW}
+              "scan_below": SCAN_BELOW, "own_indexes": True}
     if use_vector is None:
         rows = cast(list[RetrieveRow], store.read("recall/retrieve", **params))
         profile.round_trips += 1

@@ -193,7 +193,8 @@ def refuse_forgotten(store: Store, rows: list[Row], decided: dict[int, WriteOutc
     if not rows or opts.allow_forgotten:
         return rows
     keys = {row.index: forget_key(row.props["text"]) for row in rows}
-    found = store.read("ingest/tombstones", scope=opts.scope, ids=[r.id for r in rows],
+    # On the member that takes writes: a forget another process just made must hold.
+    found = store.read_current("ingest/tombstones", scope=opts.scope, ids=[r.id for r in rows],
                        hashes=[r.props["content_hash"] for r in rows],
                        keys=sorted(set(keys.values())))
     ids = {t["id"] for t in found}
@@ -203,7 +204,7 @@ def refuse_forgotten(store: Store, rows: list[Row], decided: dict[int, WriteOutc
            or keys[row.index] in said]
     if not hit:
         return rows
-    live = {r["id"]: r["content_hash"] for r in store.read(
+    live = {r["id"]: r["content_hash"] for r in store.read_current(
         "ingest/find_ids", ids=[row.id for row in hit if row.id not in ids], scope=opts.scope)}
     refused = {row.index for row in hit
                if row.id in ids or live.get(row.id) != row.props["content_hash"]}
@@ -222,8 +223,8 @@ def check_references(store: Store, rows: Sequence[Row], scope: str) -> None:
     other scopes hold is neither seen nor told."""
     ours = {row.id for row in rows}
     wanted = {ref for row in rows for ref in references(row)} - ours
-    found = {r["id"] for r in store.read("ingest/find_ids", ids=sorted(wanted), scope=scope)
-             } if wanted else set()
+    found = {r["id"] for r in store.read_current("ingest/find_ids", ids=sorted(wanted),
+                                                 scope=scope)} if wanted else set()
     for row in rows:
         item = row.item
         for field_name, ref in labelled_references(row):

@@ -129,6 +129,32 @@ def test_a_big_scopes_keyword_scores_are_its_own(
         fixed.close()
 
 
+def test_a_member_still_building_a_scopes_own_indexes_answers_from_the_shared_ones(
+        mem: GraphMem, store: Store, scope: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # In a cluster a scope's own indexes are made and awaited on the member that takes
+    # writes; a reader may be building them still. Here the scope's node names indexes
+    # this server does not have, as such a member would: recall answers, from the shared
+    # indexes, what it answered before.
+    monkeypatch.setattr(keywords, "SMALL_SCOPE", 5)
+    monkeypatch.setattr(candidates, "SCAN_BELOW", 0)  # the index's path, not a scan
+    mem.remember(notes("n", 12))
+
+    def asked() -> list[str]:
+        return [h.id for h in mem.recall("harbour ferry costs", hops=0, reinforce=False).hits]
+
+    before = asked()
+    names = {"v": scope_indexes.index_name(scope), "t": scope_indexes.text_index_name(scope)}
+    assert not any(exists(store, name) for name in names.values())
+    lagging = "MATCH (s:Scope {name: $scope}) SET s.vector_index = $v, s.text_index = $t"
+    store.driver.execute_query(lagging, scope=scope, database_=store.database, **names)
+    try:
+        assert asked() == before and len(before) == 10
+    finally:
+        store.driver.execute_query("MATCH (s:Scope {name: $scope}) "
+                                   "REMOVE s.vector_index, s.text_index", scope=scope,
+                                   database_=store.database)
+
+
 def test_making_an_index_again_resumes_and_changes_nothing(mem: GraphMem, store: Store,
                                                            scope: str) -> None:
     if store.variant == "search":
