@@ -11,7 +11,11 @@ scope's queue shows; an idle scope is then the one the attempts aim at). Every t
 carries its group's marker, so a reply that shows another group's marker is a
 cross-token read. With `sigterm_at`, the service gets SIGTERM that many seconds in:
 requests after it fail to connect (counted apart, not as errors), and what was
-acknowledged before must still be stored. The service's and Neo4j's CPU time over the
+acknowledged before must still be stored. With `outage_at`, the service reaches Neo4j
+through a proxy that cuts every connection and refuses new ones for `outage` seconds
+from that moment (a leader change, a rolling restart): requests wait (503 with
+Retry-After only past the retry budget, counted apart), and what was acknowledged must
+be stored once. The service's and Neo4j's CPU time over the
 load, from /proc, is reported per request, with the clients' (this process) and how busy
 the whole machine's cores were.
 """
@@ -31,6 +35,7 @@ import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
@@ -38,6 +43,7 @@ from pydantic import BaseModel
 
 from graphmem.api import GraphMem
 from graphmem.bench import cpu
+from graphmem.bench.proxy import TcpProxy
 
 VERBS = ("remember", "recall", "update", "forget", "feedback", "cross")
 #: How often each verb is drawn (the rest of a client's loop).
@@ -67,13 +73,17 @@ class ServeBench(BaseModel):
     #: The share of all the machine's cores in use over the load (every process): near
     #: 1, requests queue on the cores, whatever the locks do.
     machine_busy: float | None = None
-    latency_ms: dict[str, dict[str, float]]  # verb -> {"p50", "p95"}
+    latency_ms: dict[str, dict[str, float]]  # verb -> {"p50", "p95", "max"}
     errors: int  # 5xx, unexpected statuses, transport failures while the service ran
+    unavailable: int = 0  # 503: Neo4j away past the retry budget (with Retry-After)
     lost_writes: int  # acknowledged as created, not in the store (nor forgotten)
     duplicated_writes: int  # stored twice, or stored without having been sent
     cross_token_reads: int  # a reply that showed another group's memory
     refused_cross_token: int  # attempts on another group's scope that got 403
     sigterm_at: float | None = None
+    #: When the proxy cut Neo4j off, and for how long (seconds into the load).
+    outage_at: float | None = None
+    outage_s: float | None = None
     after_stop: int = 0  # requests that found the service stopped
     exit_code: int | None = None  # the service's, after SIGTERM
     error_samples: list[str] = []
@@ -89,6 +99,7 @@ class _Ledger:
     sent: set[str] = field(default_factory=set)
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: list[str] = field(default_factory=list)
+    unavailable: int = 0
     cross_reads: int = 0
     refused: int = 0
     after_stop: int = 0
@@ -101,16 +112,21 @@ def _free_port() -> int:
 
 
 def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
-        sigterm_at: float | None = None, seed: int = 7, scopes: int = GROUPS) -> ServeBench:
+        sigterm_at: float | None = None, seed: int = 7, scopes: int = GROUPS,
+        outage_at: float | None = None, outage: float = 10.0) -> ServeBench:
     """Start the service, load it for `seconds` with `clients` clients on `scopes`
-    scopes, check the store."""
+    scopes (cutting Neo4j off `outage` seconds from `outage_at`), check the store."""
     run_id = uuid.uuid4().hex[:8]
     groups = scopes
     names = [f"bench:serve:{run_id}:{g}" for g in range(max(groups, 2))]
     tokens = [mem.tokens.create(name=f"bench-serve-{run_id}-{g}", scopes=[s]).token
               for g, s in enumerate(names)]
     port = _free_port()
-    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
+    where = urlsplit(mem.settings.neo4j_uri)
+    proxy = (TcpProxy(where.hostname or "127.0.0.1", where.port or 7687)
+             if outage_at is not None else None)
+    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri if proxy is None
+           else f"bolt://127.0.0.1:{proxy.port}",
            "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
     log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - the service writes it till it ends
         prefix="graphmem-serve-", suffix=".log", delete=False)
@@ -133,6 +149,11 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
             for c in range(clients)]
         for t in threads:
             t.start()
+        if proxy is not None and outage_at is not None:
+            time.sleep(max(0.0, start + outage_at - time.monotonic()))
+            proxy.down()
+            time.sleep(outage)
+            proxy.up()
         if sigterm_at is not None:
             time.sleep(max(0.0, start + sigterm_at - time.monotonic()))
             cpu_to = _clocks(proc.pid, neo4j)
@@ -145,6 +166,8 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
             cpu_to = _clocks(proc.pid, neo4j)
         took = time.monotonic() - start
     finally:
+        if proxy is not None:
+            proxy.up()
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             code: int | None
@@ -154,6 +177,8 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
                 proc.kill()
                 code = None
             exit_code = exit_code if sigterm_at is not None else code
+        if proxy is not None:
+            proxy.close()
     try:
         lost, duplicated = _check(mem, names, ledgers, groups)
     finally:
@@ -163,7 +188,8 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
             mem.drop_scope(s)
     return _report(ledgers, clients=clients, scopes=groups, took=took, cpu=(cpu_at, cpu_to),
                    lost=lost, duplicated=duplicated, sigterm_at=sigterm_at,
-                   exit_code=exit_code, log=log.name)
+                   exit_code=exit_code, log=log.name,
+                   outage=(outage_at, outage) if outage_at is not None else None)
 
 
 #: Whose CPU a run counts: the service, Neo4j, this process (the clients), then every
@@ -180,7 +206,8 @@ def _clocks(service: int, neo4j: int | None) -> list[float | None]:
 
 def _report(ledgers: list[_Ledger], *, clients: int, scopes: int, took: float,
             cpu: tuple[list[float | None], list[float | None]], lost: int, duplicated: int,
-            sigterm_at: float | None, exit_code: int | None, log: str) -> ServeBench:
+            sigterm_at: float | None, exit_code: int | None, log: str,
+            outage: tuple[float, float] | None = None) -> ServeBench:
     """What the clients' ledgers and the CPU clocks say of a run."""
     cpu_at, cpu_to = cpu
     groups = scopes
@@ -203,12 +230,15 @@ def _report(ledgers: list[_Ledger], *, clients: int, scopes: int, took: float,
         cpu_ms_per_request=both, cpu_ms_per_request_by=used,
         machine_busy=None if busy is None or not total else round(busy / total, 3),
         latency_ms={v: {"p50": round(float(np.percentile(xs, 50)), 1),
-                        "p95": round(float(np.percentile(xs, 95)), 1)}
+                        "p95": round(float(np.percentile(xs, 95)), 1),
+                        "max": round(max(xs), 1)}
                     for v, xs in sorted(times.items()) if xs},
-        errors=len(errors), lost_writes=lost, duplicated_writes=duplicated,
+        errors=len(errors), unavailable=sum(x.unavailable for x in ledgers),
+        lost_writes=lost, duplicated_writes=duplicated,
         cross_token_reads=sum(x.cross_reads for x in ledgers),
         refused_cross_token=sum(x.refused for x in ledgers), sigterm_at=sigterm_at,
         after_stop=sum(x.after_stop for x in ledgers), exit_code=exit_code,
+        outage_at=outage[0] if outage else None, outage_s=outage[1] if outage else None,
         error_samples=errors[:5], service_log=log)
 
 
@@ -294,6 +324,11 @@ def _account(verb: str, body: dict[str, Any], reply: httpx.Response, ledger: _Le
             ledger.refused += 1
         else:
             ledger.errors.append(f"cross: {reply.status_code} {reply.text[:120]}")
+        return
+    if reply.status_code == 503 and reply.headers.get("Retry-After"):
+        ledger.unavailable += 1  # Neo4j away past the budget: a write may have landed
+        if verb == "remember":
+            ledger.sent.update(r["id"] for r in body["records"])
         return
     if reply.status_code >= 500 or reply.status_code not in (200, 404):
         ledger.errors.append(f"{verb}: {reply.status_code} {reply.text[:160]}")

@@ -228,6 +228,11 @@ def serve(
         help="Send the service SIGTERM this many seconds in.")] = None,
     scopes: Annotated[int, typer.Option(
         help="How many scopes the clients share (1: all on one, so its queue shows).")] = 4,
+    outage_at: Annotated[float | None, typer.Option(
+        help="Cut the service off Neo4j this many seconds in (every connection, through a "
+             "proxy), for --outage seconds.")] = None,
+    outage: Annotated[float, typer.Option(
+        help="How long Neo4j stays away, with --outage-at.")] = 10.0,
     as_json: JsonOpt = False,
 ) -> None:
     """The HTTP service (`graphmem serve`, its own process) under a mixed load — remember,
@@ -239,11 +244,17 @@ def serve(
         raise InputError("clients must be >= 1 and seconds > 0", field="--clients")
     if not 1 <= scopes <= clients:
         raise InputError("scopes must be 1 to the number of clients", field="--scopes")
+    if outage_at is not None and (outage_at < 0 or outage <= 0
+                                  or outage_at + outage >= seconds):
+        raise InputError("the outage must start at >= 0 s and end before the load does",
+                         field="--outage-at")
+    if outage_at is not None and sigterm_at is not None:
+        raise InputError("an outage and a SIGTERM are separate runs", field="--outage-at")
     from graphmem.bench import serve as serve_bench
 
     with memory() as mem:
         result = serve_bench.run(mem, clients=clients, seconds=seconds, sigterm_at=sigterm_at,
-                                 scopes=scopes)
+                                 scopes=scopes, outage_at=outage_at, outage=outage)
 
     def render(c) -> None:
         c.print(f"{result.clients} clients on {result.scopes} scopes for {result.seconds} s "
@@ -255,7 +266,11 @@ def serve(
                 f"{by.get('service')}, Neo4j {by.get('neo4j')}; the clients "
                 f"{by.get('clients')}); the machine's cores {busy} busy")
         for verb, ms in result.latency_ms.items():
-            c.print(f"  {verb:<9} p50 {ms['p50']:7.1f} ms  p95 {ms['p95']:7.1f} ms")
+            c.print(f"  {verb:<9} p50 {ms['p50']:7.1f} ms  p95 {ms['p95']:7.1f} ms  "
+                    f"max {ms['max']:7.1f} ms")
+        if result.outage_at is not None:
+            c.print(f"Neo4j cut off at {result.outage_at} s for {result.outage_s} s: "
+                    f"{result.unavailable} requests answered 503 (past the retry budget)")
         c.print(f"errors {result.errors}, lost writes {result.lost_writes}, duplicated "
                 f"{result.duplicated_writes}, cross-token reads {result.cross_token_reads}, "
                 f"refused cross-token {result.refused_cross_token}")

@@ -278,6 +278,22 @@ def test_bench_serve_loses_nothing_and_reads_no_other_token(
         assert result.after_stop > 0  # the clients met the stopped service
 
 
+def test_bench_serve_through_ten_seconds_without_neo4j_fails_and_loses_nothing(
+        schema_ready: Settings, embedder: Embedder) -> None:
+    # The service's Neo4j cut off for 10 s mid-load (every connection, new ones refused):
+    # requests wait it out within the retry budget; none fails, none is lost or doubled.
+    from graphmem.bench import serve as serve_bench
+
+    with GraphMem(schema_ready, embedder=embedder) as mem:
+        result = serve_bench.run(mem, clients=6, seconds=16, scopes=2, outage_at=3,
+                                 outage=10)
+    assert (result.errors, result.unavailable, result.lost_writes, result.duplicated_writes,
+            result.cross_token_reads) == (0, 0, 0, 0, 0), result.error_samples
+    assert result.exit_code == 0
+    waited = max(ms["max"] for ms in result.latency_ms.values())
+    assert waited > 5000, result.latency_ms  # some requests did meet the outage
+
+
 def test_neo4j_down_is_503_with_one_line(schema_ready: Settings, embedder: Embedder) -> None:
     down = schema_ready.model_copy(update={"neo4j_uri": "bolt://127.0.0.1:1",
                                            "connect_timeout": 1.0})
