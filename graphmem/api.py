@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Unpack
 
-from graphmem.clock import as_utc, utcnow
+from graphmem.core import Core
 from graphmem.embedding import chosen
 from graphmem.embedding.embedders import Embedder
 from graphmem.errors import InputError
@@ -25,9 +25,8 @@ from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
 from graphmem.lifecycle.summarize import Summarizer
 from graphmem.operations import Operations
 from graphmem.options import RecallOptions, RecallSettings, WriteSettings, parse
-from graphmem.read import context, find, keywords, reinforcement, retrieval
+from graphmem.read import context, find, reinforcement, retrieval
 from graphmem.read.context import Context
-from graphmem.read.reinforcement import Reinforcer
 from graphmem.service.tokens import TokenBook
 from graphmem.settings import Settings, load_settings, valid_scope
 from graphmem.types import (
@@ -42,8 +41,7 @@ from graphmem.types import (
 )
 from graphmem.vocabulary import CONTEXT_TOKENS, CONTEXT_TOP, ENTITIES, SESSION_TURNS
 from graphmem.write import formats, runs
-from graphmem.write.extract import Extractor
-from graphmem.write.records import Collector, parse_records
+from graphmem.write.records import Collector
 
 
 class GraphMem:
@@ -53,36 +51,33 @@ class GraphMem:
                  now: datetime | None = None, summarizer: Summarizer | None = None,
                  store: Store | None = None, reinforce_every: float = 0.5) -> None:
         """`store` shares a connection its owner opened (and closes); `reinforce_every`
-        is how many seconds recall's reinforcement waits to be written in a batch."""
-        self.settings = settings or load_settings()
-        self.embedder = embedder or chosen.from_settings(self.settings)
-        self._now = as_utc(now) if now else None
-        #: Writes consolidation summaries (extractive unless GRAPHMEM_SUMMARY_URL is set).
-        self.summarizer = summarizer or summarize.from_settings(self.settings)
-        self._store = store
-        self._owns_store = store is None
-        self._reinforce_every = reinforce_every
-        self._extractor: Extractor | None = None
-        self._reinforcer = Reinforcer(lambda: self._db, interval=reinforce_every)
+        is how many seconds recall's reinforcement waits to be written in a batch;
+        `summarizer` writes consolidation summaries (extractive unless
+        GRAPHMEM_SUMMARY_URL is set)."""
+        settings = settings or load_settings()
+        self._core = Core(settings, embedder or chosen.from_settings(settings),
+                          summarizer or summarize.from_settings(settings), now=now,
+                          store=store, reinforce_every=reinforce_every)
         #: What doors, operators and benchmarks ask beyond the verbs (graphmem.operations).
-        self.ops = Operations(self)
+        self.ops = Operations(self._core)
         #: The service's tokens (graphmem.service.tokens).
-        self.tokens = TokenBook(lambda: self._db, self.now)
+        self.tokens = TokenBook(lambda: self._core.store, self._core.now)
+
+    @property
+    def settings(self) -> Settings:
+        """What this memory was configured with (its Core's)."""
+        return self._core.settings
+
+    @property
+    def embedder(self) -> Embedder:
+        """The model that embeds for this memory (its Core's)."""
+        return self._core.embedder
 
     def __enter__(self) -> GraphMem:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @property
-    def _db(self) -> Store:
-        """The connected Store (connects on first access, and then undoes any run whose
-        writer died before it was done: graphmem.write.runs)."""
-        if self._store is None:
-            self._store = Store.connect(self.settings)
-            runs.recover(self._store, None)
-        return self._store
 
     def remember(self, records: str | MemoryIn | dict[str, Any]
                  | Iterable[str | MemoryIn | dict[str, Any]], *, source: str = "<api>",
@@ -100,18 +95,6 @@ class GraphMem:
                          source)
         options["session"] = options.get("session") or self.settings.session
         return self.ops.write(collector.records, self.ops.write_options(**options))
-
-    def remember_json(self, data: str, *, source: str = "<stdin>", skip_invalid: bool = False,
-                      progress: bool = False,
-                      **options: Unpack[WriteSettings]) -> WriteReport:
-        """Store records given as JSON text (one object, an array of objects, or NDJSON) as
-        one all-or-nothing batch; errors name `source` and the line. `options` and the
-        session's default are `remember`'s."""
-        collector = Collector(skip_invalid)
-        parse_records(data, source, collector=collector)
-        options["session"] = options.get("session") or self.settings.session
-        return self.ops.write(collector.records, self.ops.write_options(**options),
-                              skipped=collector.skipped, progress=progress)
 
     def ingest(
         self,
@@ -147,20 +130,20 @@ class GraphMem:
             base["decay"] = self.settings.decay_table()  # the configured curves stand
         opts = parse(RecallOptions, {**base, **settings})
         now = self.now()
-        target = self._scope(scope)
-        scope_model.check(self._db, [target, *opts.layers], self.embedder.name)
-        result = retrieval.recall(self._db, self.embedder, query, scope=target, now=now,
-                                  options=opts, extractor=self.ops.extractor)
+        target = self._core.scope(scope)
+        scope_model.check(self._core.store, [target, *opts.layers], self.embedder.name)
+        result = retrieval.recall(self._core.store, self.embedder, query, scope=target, now=now,
+                                  options=opts, extractor=self._core.extractor)
         if opts.feedback.reinforce and (item := reinforcement.plan(
                 result.hits, scope=target, now=now, opts=opts, embedder=self.embedder)):
-            self._reinforcer.submit(item)
+            self._core.reinforcer.submit(item)
         return result
 
     def context(self, *, scope: str | None = None, top: int = CONTEXT_TOP,
                 max_tokens: int = CONTEXT_TOKENS) -> Context:
         """L0 (counts per kind) and L1 (the best memories, type-budgeted, under
         `max_tokens`), ready for an agent's system prompt."""
-        return context.build(self._db, self._scope(scope), self.now(), top=top,
+        return context.build(self._core.store, self._core.scope(scope), self.now(), top=top,
                              max_tokens=max_tokens)
 
     def get(self, ids: Sequence[str] | None = None, *, meta: tuple[str, Any] | None = None,
@@ -169,12 +152,12 @@ class GraphMem:
 
         A value given as text also matches the number or boolean it spells ("3" finds 3).
         """
-        return find.find(self._db, self._scope(scope), ids, meta=meta, limit=limit)
+        return find.find(self._core.store, self._core.scope(scope), ids, meta=meta, limit=limit)
 
     def links(self, ids: Sequence[str], *, scope: str | None = None) -> list[Link]:
         """The graph around some memories of a scope: every edge from one of them to a
         memory, entity or session (at most 500), to draw or inspect."""
-        return find.links(self._db, self._scope(scope), ids)
+        return find.links(self._core.store, self._core.scope(scope), ids)
 
     def recent(self, scope: str | None = None, *, layers: Sequence[str] = (),
                order: str | None = None, offset: int = 0,
@@ -182,32 +165,33 @@ class GraphMem:
         """The live memories of a scope (default: this one) and the public ones of its
         `layers`, newest first: by the ISO-8601 time in metadata `order` if given, else
         by when they were written."""
-        return find.recent(self._db, self._scope(scope), [self._scope(s) for s in layers],
-                      order=order, offset=offset, limit=limit)
+        core = self._core
+        return find.recent(core.store, core.scope(scope), [core.scope(s) for s in layers],
+                           order=order, offset=offset, limit=limit)
 
     def session_turns(self, session: str | None = None, *, scope: str | None = None,
                       last: int = SESSION_TURNS) -> list[MemoryOut]:
         """The last `last` turns of a session (default: the configured one), in order."""
-        return find.session_turns(self._db, self._scope(scope),
+        return find.session_turns(self._core.store, self._core.scope(scope),
                                   session or self.settings.session or "", last)
 
     def entities(self, *, scope: str | None = None,
                  limit: int = ENTITIES) -> list[EntityOut]:
         """What a scope's memories name, those named by most memories first."""
-        return find.entities(self._db, self._scope(scope), limit)
+        return find.entities(self._core.store, self._core.scope(scope), limit)
 
     def scopes(self, prefix: str = "") -> list[str]:
         """The scopes whose names start with `prefix` that hold a live memory, sorted."""
-        return find.scopes_under(self._db, prefix)
+        return find.scopes_under(self._core.store, prefix)
 
     def count(self, *, scope: str | None = None, all_scopes: bool = False) -> int:
         """How many memories a scope holds (every lifecycle), or the whole graph."""
-        return find.count(self._db, None if all_scopes else self._scope(scope))
+        return find.count(self._core.store, None if all_scopes else self._core.scope(scope))
 
     def feedback(self, memory_id: str, *, used: bool,
                  scope: str | None = None) -> edits.FeedbackResult:
         """Tell graphmem a recalled memory helped (`used`, an echo) or did not (a fizzle)."""
-        return edits.feedback(self._db, memory_id, used=used, scope=self._scope(scope),
+        return edits.feedback(self._core.store, memory_id, used=used, scope=self._core.scope(scope),
                               now=self.now())
 
     def update(self, memory_id: str, *, scope: str | None = None, text: str | None = None,
@@ -215,29 +199,33 @@ class GraphMem:
                tags: list[str] | None = None,
                metadata: dict[str, Any] | None = None) -> WriteReport:
         """Change a memory in place; a new text is re-embedded and the old one kept."""
-        target = self._scope(scope)
-        return edits.update(self._db, memory_id, scope=target,
-                            current=lambda: self.get([memory_id], scope=target)[0],
-                            write=lambda record: self.ops.write_made([record], target),
-                            text=text, kind=kind, importance=importance, tags=tags,
-                            metadata=metadata)
+        target = self._core.scope(scope)
+        try:
+            return edits.update(self._core.store, memory_id, scope=target,
+                                current=lambda: self.get([memory_id], scope=target)[0],
+                                write=lambda record: self.ops.write_made([record], target),
+                                text=text, kind=kind, importance=importance, tags=tags,
+                                metadata=metadata)
+        finally:  # the text it had lives on as a version, not in what this process keeps
+            self._core.store.kept.forget([target])
 
     def history(self, memory_id: str, *, scope: str | None = None) -> list[edits.HistoryEntry]:
         """A memory's supersession chain, newest first."""
-        return edits.history(self._db, memory_id, scope=self._scope(scope))
+        return edits.history(self._core.store, memory_id, scope=self._core.scope(scope))
 
     def add_link(self, a: str, b: str, *, weight: float = 0.5,
                  scope: str | None = None) -> edits.LinkResult:
         """Link two memories of one scope by hand (never pruned by sweep)."""
-        return edits.link(self._db, a, b, weight=weight, scope=self._scope(scope),
+        return edits.link(self._core.store, a, b, weight=weight, scope=self._core.scope(scope),
                           now=self.now())
 
     def forget(self, memory_id: str, *, hard: bool = False,
                scope: str | None = None) -> edits.ForgetResult:
         """Archive a memory (soft), or delete it leaving a text-free tombstone (hard)."""
-        done = edits.forget(self._db, memory_id, scope=self._scope(scope), now=self.now(),
+        target = self._core.scope(scope)
+        done = edits.forget(self._core.store, memory_id, scope=target, now=self.now(),
                             by=self.settings.added_by, hard=hard)
-        keywords.forget_kept()  # no word of a forgotten text stays in keyword scoring's memory
+        self._core.store.kept.forget([target])  # no word or vector of it stays in this process
         return done
 
     def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
@@ -245,37 +233,29 @@ class GraphMem:
         """Run maintenance (lifecycle, tiers, link pruning, consolidation, reflection) over
         one scope, or every scope with `all_scopes`; never deletes a memory (but first
         undoes a run whose writer died: graphmem.write.runs)."""
-        target = self._scopes(scope, all_scopes)
+        target = self._core.scopes(scope, all_scopes)
         if not dry_run:  # a long-lived process connected before the run's writer died
-            runs.recover(self._db, target)
-        report = maintenance.sweep(self._db, embedder=self.embedder,
-                                   summarizer=self.summarizer, write=self.ops.write_made,
+            runs.recover(self._core.store, target)
+        report = maintenance.sweep(self._core.store, embedder=self.embedder,
+                                   summarizer=self._core.summarizer, write=self.ops.write_made,
                                    scope=target, now=self.now(),
                                    decay=self.settings.decay_table(), options=options,
                                    dry_run=dry_run)
         if not dry_run:  # a scope may have become a small share of a grown store
+            self._core.store.kept.forget(None if target is None else [target])
             self.ops.tune_indexes()
         return report
-
-    def consolidate(self, *, scope: str | None = None,
-                    options: SweepOptions | None = None) -> maintenance.Consolidation:
-        """Consolidate related episodic memories now (the sweep's consolidation step
-        alone): how many semantic memories were created and confirmed."""
-        return maintenance.consolidate(self._db, embedder=self.embedder,
-                                       summarizer=self.summarizer, write=self.ops.write_made,
-                                       scope=self._scope(scope), now=self.now(),
-                                       opts=options or SweepOptions(), dry_run=False)
 
     def overview(self, *, scope: str | None = None,
                  all_scopes: bool = False) -> maintenance.Overview:
         """Counts per kind, scope, tier and lifecycle, links, contributors, last sweep."""
-        return maintenance.overview(self._db, self._scopes(scope, all_scopes))
+        return maintenance.overview(self._core.store, self._core.scopes(scope, all_scopes))
 
     def export(self, *, scope: str | None = None, include_shadowed: bool = False,
                include_archived: bool = False, versions: bool = False) -> Iterator[MemoryIn]:
         """A scope's memories as pack records (JSONL lines `remember` and `import_pack`
         accept), oldest first: active ones, plus shadowed or archived ones if asked."""
-        return packs.export(self._db, self._scope(scope), shadowed=include_shadowed,
+        return packs.export(self._core.store, self._core.scope(scope), shadowed=include_shadowed,
                             archived=include_archived, versions=versions)
 
     def export_pack(self, out: Path, *, scope: str | None = None,
@@ -306,53 +286,38 @@ class GraphMem:
         if not target:
             raise InputError("name the scope to drop", field="scope")
         self.flush()  # reinforcement still being written would deadlock with the delete
-        dropped = self.ops.drop_scope(target)
-        keywords.forget_kept()
-        return dropped
+        return self.ops.drop_scope(target)
 
     def doctor(self) -> DoctorReport:
         """Check the server, the indexes and the embedder; never raises for a sick server."""
         e = self.embedder
-        return schema.doctor(self._db, EmbedderInfo(model=e.name, path=e.path,
+        return schema.doctor(self._core.store, EmbedderInfo(model=e.name, path=e.path,
                                                     dimensions=e.dimensions))
 
     def init(self) -> list[IndexInfo]:
         """Install the schema (idempotent), give each big scope its own indexes, and return
         the indexes, all ONLINE."""
-        schema.install(self._db, self.embedder.dimensions)
+        schema.install(self._core.store, self.embedder.dimensions)
         self.ops.tune_indexes()  # big scopes written before they were due one, e.g. upgrades
-        return schema.indexes(self._db)
+        return schema.indexes(self._core.store)
 
     def at(self, now: datetime | None = None, *, embedder: Embedder | None = None) -> GraphMem:
         """The same memory on the same connection, with its clock fixed at `now` (recall or
         maintenance as of another day) or another embedder; close it before this one."""
+        core = self._core
         return GraphMem(self.settings, embedder=embedder or self.embedder,
-                        now=now or self._now, summarizer=self.summarizer, store=self._db,
-                        reinforce_every=self._reinforce_every)
+                        now=now or core.fixed_now, summarizer=core.summarizer,
+                        store=core.store, reinforce_every=core.reinforce_every)
 
     def now(self) -> datetime:
         """The clock every time-dependent rule reads: fixed if given, else the wall clock."""
-        return self._now or utcnow()
+        return self._core.now()
 
     def flush(self) -> None:
         """Write the reinforcement of past recalls now (else: in the background, and on close)."""
-        self._reinforcer.flush()
+        self._core.reinforcer.flush()
 
     def close(self) -> None:
         """Write pending reinforcement and release the connection pool (also when the
         write fails, which then raises)."""
-        try:
-            self._reinforcer.close()
-        finally:
-            if self._owns_store and self._store is not None:
-                self._store.close()
-                self._store = None
-
-    def _scope(self, scope: str | None) -> str:
-        return valid_scope(scope) or self.settings.scope
-
-    def _scopes(self, scope: str | None, all_scopes: bool) -> str | None:
-        """One scope (default: this one), or None for every scope."""
-        if all_scopes and scope:
-            raise InputError("give a scope or all scopes, not both", field="all_scopes")
-        return None if all_scopes else self._scope(scope)
+        self._core.close()

@@ -30,6 +30,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +232,7 @@ def _read_all(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def start_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+def start_env(environ: Mapping[str, str]) -> dict[str, str]:
     """The environment a warm process starts with: START_ENV and START_ENV_PREFIXES of
     `environ`, less anything named like a secret (PYTHONPATH and the like never)."""
     return {k: v for k, v in environ.items()

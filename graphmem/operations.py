@@ -7,55 +7,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
-from typing import Protocol
+from typing import Unpack
 
 import numpy as np
 
+from graphmem.core import Core
 from graphmem.embedding import embedders, models
-from graphmem.embedding.embedders import Embedder
 from graphmem.errors import GraphmemError, InputError
 from graphmem.graph import schema, scope_indexes, scope_model
 from graphmem.graph.features import Features
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
-from graphmem.graph.store import Store
 from graphmem.lifecycle import edits, maintenance, reembed
 from graphmem.lifecycle.maintenance import SweepOptions
-from graphmem.options import WriteOptions, parse
+from graphmem.options import WriteOptions, WriteSettings, parse
 from graphmem.read import candidates, retrieval
-from graphmem.settings import Settings
 from graphmem.types import MemoryIn, WriteReport
 from graphmem.write import ingest
-from graphmem.write.extract import Extractor, load_extractor
 from graphmem.write.ingest import Timing
-from graphmem.write.records import Collector, Numbered
-
-
-class Memory(Protocol):
-    """What Operations reads of the facade it serves (`GraphMem`): its connection,
-    settings, embedder, clock, scope rule, extractor cache and reinforcement flush."""
-
-    settings: Settings
-    embedder: Embedder
-    _extractor: Extractor | None
-    _store: Store | None  # None until the first use connects
-
-    @property
-    def _db(self) -> Store: ...
-
-    def now(self) -> datetime: ...
-
-    def _scope(self, scope: str | None) -> str: ...
-
-    def flush(self) -> None: ...
+from graphmem.write.records import Collector, Numbered, parse_records
 
 
 class Operations:
     """`GraphMem.ops`: the memory's write path, upkeep and facts for doors, operators and
     benchmarks."""
 
-    def __init__(self, mem: Memory) -> None:
-        self._mem = mem
+    def __init__(self, core: Core) -> None:
+        #: The memory's parts this serves: its connection, settings, embedder, clock.
+        self.core = core
 
     def write_options(
         self,
@@ -70,10 +48,10 @@ class Operations:
     ) -> WriteOptions:
         """The write path's options: the call's values, then configuration, then the
         embedding model's own cosines (graphmem.embedding.models)."""
-        s = self._mem.settings
-        model = models.numbers(self._mem.embedder.name)
+        s = self.core.settings
+        model = models.numbers(self.core.embedder.name)
         return parse(WriteOptions, {
-            "scope": scope or s.scope, "now": self._mem.now(), "added_by": added_by or s.added_by,
+            "scope": scope or s.scope, "now": self.core.now(), "added_by": added_by or s.added_by,
             "kind": kind, "visibility": visibility, "session": session,
             "signal_gate": signal_gate, "allow_forgotten": allow_forgotten,
             "batch_size": s.write_batch_size, "chunk_rows": s.write_chunk_rows,
@@ -87,13 +65,25 @@ class Operations:
               vectors: Mapping[str, np.ndarray] | None = None) -> WriteReport:
         """Store records already parsed and validated (keeps their sources and lines).
         `vectors` gives each text's embedding instead of the model (bulk loads)."""
-        embedder = (self._mem.embedder if vectors is None
-                    else embedders.Given(vectors, self._mem.embedder.dimensions))
-        scope_model.check(self._mem._db, [opts.scope], self._mem.embedder.name, claim=True)
-        report = ingest.write(self._mem._db, embedder, self.extractor, records, opts,
+        embedder = (self.core.embedder if vectors is None
+                    else embedders.Given(vectors, self.core.embedder.dimensions))
+        scope_model.check(self.core.store, [opts.scope], self.core.embedder.name, claim=True)
+        report = ingest.write(self.core.store, embedder, self.core.extractor, records, opts,
                               skipped=skipped, progress=progress, timing=timing)
         self.tune_indexes([opts.scope])
         return report
+
+    def remember_json(self, data: str, *, source: str = "<stdin>",
+                      skip_invalid: bool = False, progress: bool = False,
+                      **options: Unpack[WriteSettings]) -> WriteReport:
+        """Store records given as JSON text (one object, an array of objects, or NDJSON)
+        as one all-or-nothing batch, as a door reads them (the CLI's stdin); errors name
+        `source` and the line. `options` and the session's default are `remember`'s."""
+        collector = Collector(skip_invalid)
+        parse_records(data, source, collector=collector)
+        options["session"] = options.get("session") or self.core.settings.session
+        return self.write(collector.records, self.write_options(**options),
+                          skipped=collector.skipped, progress=progress)
 
     def write_made(self, records: list[MemoryIn], scope: str) -> WriteReport:
         """Write what graphmem made (a consolidation, a reflection, a new version): the
@@ -105,60 +95,52 @@ class Operations:
     def drop_scope(self, scope: str) -> int:
         """Delete a whole scope with its own indexes and remembered depths (what
         `GraphMem.drop_scope` does once reinforcement is written); returns the memories."""
-        scope_indexes.forget(self._mem._db, scope)
-        candidates.depths(self._mem._db).forget([scope])
-        scope_model.known(self._mem._db).forget([scope])
-        rows = self._mem._db.autocommit("admin/delete_scope", scope=scope)
+        scope_indexes.forget(self.core.store, scope)
+        rows = self.core.store.autocommit("admin/delete_scope", scope=scope)
+        self.core.store.kept.forget([scope])
         return int(rows[0]["deleted"]) if rows else 0
 
     def reembed(self, scope: str | None = None) -> list[reembed.Reembedded]:
         """Move a scope's vectors (`scope`; None: every scope) to this process's embedding
         model, one transaction a scope; a scope of this model already is skipped."""
-        self._mem.flush()  # reinforcement being written would wait on the scope's lock
-        only = None if scope is None else [self._mem._scope(scope)]
-        return reembed.reembed(self._mem._db, self._mem.embedder, only)
+        self.core.reinforcer.flush()  # reinforcement being written would wait on the scope's lock
+        only = None if scope is None else [self.core.scope(scope)]
+        return reembed.reembed(self.core.store, self.core.embedder, only)
 
     def tune_indexes(self, scopes: Sequence[str] | None = None) -> list[str]:
         """Give each scope big enough to need them (of `scopes`, if given) its own
         full-text index, and (not most of the store, on a server whose shared index cannot
         filter) its own vector index; after every write (its scope) and sweep (every
         scope). Returns the scopes that got one."""
-        made = scope_indexes.ensure(self._mem._db, self._mem.embedder.dimensions, scopes)
+        made = scope_indexes.ensure(self.core.store, self.core.embedder.dimensions, scopes)
         # Depths remembered for the shared index are far deeper than a scope's own needs.
-        candidates.depths(self._mem._db).forget(made)
+        self.core.store.kept.get(candidates.DepthCache).forget(made)
         return made
 
     def await_bookmarks(self, given: tuple[str, ...]) -> None:
         """Return once the server holds the writes a client's bookmarks name (the
         service's Graphmem-Bookmark; the server bounds the wait, the service its own)."""
-        self._mem._db.await_bookmarks(given)
+        self.core.store.await_bookmarks(given)
 
     def bookmark(self) -> str:
         """What a client sends back to see every write this process has made, on any
         replica (docs/service.md, "Scale out"); empty before anything was connected."""
-        store = self._mem._store
+        store = self.core.connected
         return store.bookmark() if store is not None else ""
-
-    @property
-    def extractor(self) -> Extractor:
-        """The entity extractor named by configuration (loaded on first use)."""
-        if self._mem._extractor is None:
-            self._mem._extractor = load_extractor(self._mem.settings.entity_extractor)
-        return self._mem._extractor
 
     def check(self, ids: Sequence[str], *, scope: str | None = None) -> None:
         """Raise NotFoundError naming the first of `ids` that is no memory of the scope
         (a hard-forgotten one as such, with when and by whom)."""
-        edits.check(self._mem._db, list(ids), self._mem._scope(scope))
+        edits.check(self.core.store, list(ids), self.core.scope(scope))
 
     def plan_ahead(self) -> float | None:
         """Have the server plan recall's queries now, so that the first recall after it
         starts does not wait for that; returns the ms taken, or None before `init`."""
-        names = {i.name for i in schema.indexes(self._mem._db) if i.state == "ONLINE"}
+        names = {i.name for i in schema.indexes(self.core.store) if i.state == "ONLINE"}
         if not {VECTOR_INDEX, FULLTEXT_INDEX} <= names:
             return None  # nothing to plan against: recall needs `init` first
         started = time.perf_counter()
-        retrieval.plan_ahead(self._mem._db, self._mem.embedder.dimensions)
+        retrieval.plan_ahead(self.core.store, self.core.embedder.dimensions)
         return round((time.perf_counter() - started) * 1000, 1)
 
     def warm_up(self, warn: Callable[[str], None]) -> None:
@@ -167,7 +149,7 @@ class Operations:
         What fails (a Neo4j down or not set up, a missing model) is passed to `warn`, and
         the first call that needs it says so again."""
         try:
-            self._mem.embedder.warm()
+            self.core.embedder.warm()
         except GraphmemError as e:
             warn(f"the embedder is not loaded: {e}")
         try:
@@ -179,28 +161,38 @@ class Operations:
         """Load the embedder now, first making the model's ONNX export if this machine has
         none (once, a few seconds), so later processes start without torch; returns what
         embeds ("onnxruntime", "torch" or "remote")."""
-        if say is not None and (first := self._mem.embedder.preparing()):
+        if say is not None and (first := self.core.embedder.preparing()):
             say(first)
-        self._mem.embedder.warm()
-        return self._mem.embedder.runtime
+        self.core.embedder.warm()
+        return self.core.embedder.runtime
 
     def settle(self, seconds: int = 600) -> None:
         """Wait until every index has caught up with what was written (before timing
         reads after a bulk load)."""
-        self._mem._db.autocommit("admin/await_indexes", seconds=seconds)
+        self.core.store.autocommit("admin/await_indexes", seconds=seconds)
 
     @property
     def server(self) -> Features:
         """What the connected server is (version, release line) and what it offers."""
-        return self._mem._db.features
+        return self.core.store.features
 
     def server_settings(self, names: Sequence[str]) -> dict[str, str]:
         """The values of the named server settings the server knows (e.g. its heap)."""
-        return {r["name"]: r["value"] for r in self._mem._db.read("admin/server_settings",
+        return {r["name"]: r["value"] for r in self.core.store.read("admin/server_settings",
                                                              names=list(names))}
+
+    def consolidate(self, *, scope: str | None = None,
+                    options: SweepOptions | None = None) -> maintenance.Consolidation:
+        """Consolidate related episodic memories now (the sweep's consolidation step
+        alone): how many semantic memories were created and confirmed."""
+        core = self.core
+        return maintenance.consolidate(core.store, embedder=core.embedder,
+                                       summarizer=core.summarizer, write=self.write_made,
+                                       scope=core.scope(scope), now=core.now(),
+                                       opts=options or SweepOptions(), dry_run=False)
 
     def prune(self, *, scope: str | None = None, options: SweepOptions | None = None) -> int:
         """Delete dead links now (the sweep's link-pruning step alone); returns how many."""
         opts = options or SweepOptions()
-        return maintenance.prune(self._mem._db, scope=self._mem._scope(scope), now=self._mem.now(),
+        return maintenance.prune(self.core.store, scope=self.core.scope(scope), now=self.core.now(),
                                  opts=opts)

@@ -1,6 +1,6 @@
-// admin/receipt_landed — whether the transaction that wrote receipt $key into scope
-// $scope's node committed (admin/receipt). Run on the member that takes writes.
+// admin/receipt_landed — whether the transaction that wrote receipt $key of scope
+// $scope committed (admin/receipt). Run on the member that takes writes.
 // Params: $scope, $key.
 // Returns: landed (one row).
-OPTIONAL MATCH (s:Scope {name: $scope})
-RETURN $key IN coalesce(s.receipts, []) AS landed
+OPTIONAL MATCH (r:Receipts {scope: $scope})
+RETURN $key IN coalesce(r.keys, []) AS landed

@@ -179,7 +179,7 @@ def remember(
         if text is not None:
             report = mem.remember(text, source="--text", **flags)
         else:
-            report = mem.remember_json(data, source=source, skip_invalid=skip_invalid,
+            report = mem.ops.remember_json(data, source=source, skip_invalid=skip_invalid,
                                        progress=show_progress(0), **flags)
     finish_write(report, as_json)
 

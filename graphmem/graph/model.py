@@ -146,6 +146,16 @@ class Scope(StructuredNode):
     written_at = DateTimeProperty()
 
 
+class Receipts(StructuredNode):
+    """A scope's latest receipts: the keys of its counted writes (an input, a recall's
+    reinforcement, feedback), so a writer whose commit answer was lost can ask whether it
+    landed (`Store.commit`). A node of its own, not the scope's: a write that locks only
+    its memory (feedback) does not queue behind the scope's writers."""
+
+    scope = StringProperty(unique_index=True, required=True)
+    keys = ArrayProperty(StringProperty())
+
+
 class Tombstone(StructuredNode):
     """What a hard forget leaves: who forgot which id when, and its hash; never the text."""
 
@@ -166,4 +176,4 @@ class Sweep(StructuredNode):
     seconds = FloatProperty()
 
 
-SCHEMA_CLASSES = (Memory, Entity, Session, Scope, Tombstone, Sweep)
+SCHEMA_CLASSES = (Memory, Entity, Session, Scope, Receipts, Tombstone, Sweep)

@@ -26,7 +26,6 @@ from typing import Any
 
 from graphmem.errors import Neo4jRefused
 from graphmem.graph.keys import scope_key
-from graphmem.graph.per_store import PerStore
 from graphmem.graph.schema import indexes
 from graphmem.graph.store import SCOPE_LABEL, Store
 
@@ -156,9 +155,14 @@ class Flagged:
             self._scopes.difference_update(taken)
         return taken
 
-
-#: Per store: a flag set by a transaction that then rolled back only costs a read.
-flagged = PerStore(Flagged)
+    def forget(self, scopes: Sequence[str] | None) -> None:
+        """Flag none of `scopes` (None: none at all) any more: a dropped scope is due
+        nothing. (A flag set by a transaction that then rolled back only costs a read.)"""
+        with self._lock:
+            if scopes is None:
+                self._scopes.clear()
+            else:
+                self._scopes.difference_update(scopes)
 
 
 def due_of(store: Store, scopes: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -177,7 +181,7 @@ def ensure(store: Store, dimensions: int, scopes: Sequence[str] | None = None) -
     if scopes is None:
         vector, text = due(store), due_text(store)
     else:
-        asked = flagged(store).take(scopes)
+        asked = store.kept.get(Flagged).take(scopes)
         vector, text = due_of(store, asked) if asked else ([], [])
     for scope in vector:
         make(store, scope, dimensions)

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from graphmem.embedding import models
 from graphmem.errors import ConfigError
-from graphmem.graph.per_store import PerStore
 from graphmem.graph.store import Store
 from graphmem.write.gates import shown
 
@@ -37,14 +36,12 @@ class Known:
         with self._lock:
             self._models[scope] = model
 
-    def forget(self, scopes: Sequence[str]) -> None:
-        """Read these scopes' models again next time (dropped, or re-embedded)."""
+    def forget(self, scopes: Sequence[str] | None) -> None:
+        """Read these scopes' models (None: every scope's) again next time (dropped, or
+        re-embedded)."""
         with self._lock:
-            for scope in scopes:
+            for scope in list(self._models) if scopes is None else scopes:
                 self._models.pop(scope, None)
-
-
-known = PerStore(Known)
 
 
 def name(model: str) -> str:
@@ -55,7 +52,7 @@ def name(model: str) -> str:
 
 def of(store: Store, scopes: Sequence[str]) -> dict[str, str | None]:
     """The model of each scope (None: it holds no memory yet)."""
-    kept = known(store)
+    kept = store.kept.get(Known)
     found: dict[str, str | None] = {s: kept.get(s) for s in scopes}
     missing = [s for s, m in found.items() if m is None]
     if missing:
@@ -75,7 +72,7 @@ def check(store: Store, scopes: Sequence[str], model: str, *, claim: bool = Fals
     for scope, made in of(store, scopes).items():
         if made is None and claim:
             made = store.write("admin/claim_scope_model", scope=scope, model=model)[0]["model"]
-            known(store).keep(scope, made)
+            store.kept.get(Known).keep(scope, made)
         if made is not None and made != model:
             raise ConfigError(
                 f"scope {shown(scope)} holds vectors of the embedding model {made}; this "

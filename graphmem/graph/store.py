@@ -21,6 +21,7 @@ from neo4j import exceptions as nx
 from graphmem.graph import retry
 from graphmem.graph.causal import CAUSAL, note_made
 from graphmem.graph.features import Features, features
+from graphmem.graph.kept import Kept
 from graphmem.graph.queries import query
 from graphmem.graph.translate import index_missing, translate_errors
 from graphmem.settings import Settings
@@ -31,10 +32,10 @@ Tx = ManagedTransaction | neo4j.Transaction
 
 T = TypeVar("T")
 
-#: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
-#: Receipts a scope's node keeps (Store.commit): a writer whose commit lost its answer
-#: asks as soon as the server answers again, long before this many newer writes.
+#: Receipts a scope keeps (Store.commit, admin/receipt): a writer whose commit lost its
+#: answer asks as soon as the server answers again, long before this many newer writes.
 RECEIPTS_KEPT = 100
+#: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
 SCOPE_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -80,6 +81,8 @@ class Store:
         self.database = settings.neo4j_database
         #: What the server's line offers, read when connecting.
         self.features = Features()
+        #: What this process keeps between calls for this connection (graph/kept.py).
+        self.kept = Kept()
         #: The bookmarks of this process's writes, which its sessions wait for (`session`).
         self.bookmarks = GraphDatabase.bookmark_manager()
         #: Reads that run while the caller works on (`submit`); threads start on first use.

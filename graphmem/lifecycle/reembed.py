@@ -63,7 +63,7 @@ def reembed(store: Store, embedder: Embedder, only: Sequence[str] | None = None,
                                               for r, v in zip(late, again, strict=True)})
             run(tx, "admin/set_scope_model", scope=scope, model=model)
             holder.commit()
-        scope_model.known(store).forget([scope])
+        store.kept.forget([scope])  # its model, its depths, its sessions' vectors
         done.append(Reembedded(scope=scope, was=was, model=model, memories=written))
     return done
 

@@ -227,7 +227,7 @@ class Tools:
         """Sum up groups of related episodic memories into semantic ones; returns how many
         were created and confirmed, who wrote the summaries, and any warning."""
         where = self.writing()
-        return _call(lambda: self.mem.consolidate(scope=where.scope)).model_dump(mode="json")
+        return _call(lambda: self.mem.ops.consolidate(scope=where.scope)).model_dump(mode="json")
 
     def memory_feedback(
         self,

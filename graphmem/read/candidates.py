@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from concurrent.futures import Future
 from typing import Any, cast
 
 from graphmem.errors import InputError
 from graphmem.graph.keys import scope_key
-from graphmem.graph.per_store import PerStore
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
@@ -77,11 +77,11 @@ class DepthCache:
             while len(self._depths) > self._size:  # a long-lived server sees many filters
                 self._depths.popitem(last=False)
 
-    def forget(self, scopes: list[str]) -> None:
-        """Drop what is remembered for `scopes` (one got its own index, or was dropped)."""
-        gone = set(scopes)
+    def forget(self, scopes: Sequence[str] | None) -> None:
+        """Drop what is remembered for `scopes` (None: every scope; one got its own index,
+        or was dropped)."""
         with self._lock:
-            for key in [k for k in self._depths if k[0] in gone]:
+            for key in [k for k in self._depths if scopes is None or k[0] in scopes]:
                 del self._depths[key]
 
     def items(self) -> list[tuple[tuple[Any, ...], tuple[int, int]]]:
@@ -89,9 +89,6 @@ class DepthCache:
         with self._lock:
             return list(self._depths.items())
 
-
-#: The depth memory of a store's connection (one per database it reads).
-depths = PerStore(DepthCache)
 
 
 def lucene_query(text: str, scopes: list[str] | None = None, field: str = "text") -> str | None:
@@ -205,7 +202,7 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
         return cast(list[RetrieveRow], store.read(name, **params)), 1
     fetch = params["fetch"]
     deepest = fetch * MAX_DEPTH
-    cache = depths(store)
+    cache = store.kept.get(DepthCache)
     depth, uses = cache.get(key, params["index_fetch"])
     trips = 0
     while True:
@@ -248,7 +245,8 @@ def _text_lists(store: Store, rows: list[TextListRow], params: dict[str, Any],
             if row["small"]:
                 texts = {h["id"]: h["text"] or "" for h in row["found"] if h["id"]}
                 scores = keywords.bm25(terms, texts, docs=row["docs"] or 0,
-                                       chars=row["chars"] or 0)
+                                       chars=row["chars"] or 0,
+                                       counts=store.kept.get(keywords.WordCounts))
                 found[row["list"]] += [{"id": i, "scope": row["scope"], "bm25": score}
                                        for i, score in scores.items() if score > 0]
             elif (len(row["found"]) < fetch and row["returned"] >= search["limit"]

@@ -17,11 +17,11 @@ same on the server (`size(text)`) and here, so the mean needs no tokenizer in Cy
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Sequence
 
 from graphmem.graph.scope_indexes import OWN_INDEX_AT
 
@@ -42,9 +42,8 @@ STOP_WORDS = frozenset({
 #: its field's length are read in the one round trip (a few milliseconds at this size);
 #: from this size on it has a full-text index of its own.
 SMALL_SCOPE = OWN_INDEX_AT
-#: How many texts' word counts are kept between recalls (`_counts`): five small scopes'
-#: text and context fields, a few megabytes; dropped whole at every forget in this
-#: process (`forget_kept`).
+#: How many texts' word counts are kept between recalls (`WordCounts`): five small
+#: scopes' text and context fields, a few megabytes; dropped whole at every forget.
 TEXTS_KEPT = 10_000
 #: BM25's usual constants (Lucene's too).
 K1, B = 1.2, 0.75
@@ -71,17 +70,18 @@ def idf(docs: int, df: int) -> float:
     return math.log(1 + (docs - df + 0.5) / (df + 0.5))
 
 
-def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int,
-         chars: int) -> dict[str, float]:
+def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int, chars: int,
+         counts: WordCounts | None = None) -> dict[str, float]:
     """The BM25 score of each match (key -> its text) for `terms`, over a collection of
     `docs` documents of `chars` characters in all; a match holding none of the terms by
-    these words (Lucene's analyzer differs at the edges) scores 0."""
+    these words (Lucene's analyzer differs at the edges) scores 0. `counts` keeps the
+    texts' word counts between calls."""
     terms = list(dict.fromkeys(terms))
     if not terms:
         return dict.fromkeys(matches, 0.0)
     counted = {}
     for key, text in matches.items():
-        every, first = _counts(text)
+        every, first = counts.of(text) if counts is not None else _counted(text)
         # In the order the words first occur, as a text read from the start counts them:
         # a float sum's last bit depends on its order, and ties are ranked by id.
         found = sorted((t for t in terms if t in every), key=first.__getitem__)
@@ -98,17 +98,44 @@ def bm25(terms: Iterable[str], matches: dict[str, str], *, docs: int,
     return out
 
 
-@functools.lru_cache(maxsize=TEXTS_KEPT)
-def _counts(text: str) -> tuple[Counter[str], dict[str, int]]:
+def _counted(text: str) -> tuple[Counter[str], dict[str, int]]:
     """How often each word (`words`) occurs in `text`, and where each first occurs (its
-    place among the distinct words). Kept for the texts last scored: a small scope's
-    recalls score the same texts again and again (every match of the text and context
-    fields, up to 2,000 a recall), and splitting them was most of the scoring."""
+    place among the distinct words)."""
     every = Counter(words(text))
     return every, {w: i for i, w in enumerate(every)}
 
 
-def forget_kept() -> None:
-    """Drop every text's kept word counts (`_counts`): after a forget or a dropped scope,
-    nothing of a forgotten text's words stays in this process."""
-    _counts.cache_clear()
+class WordCounts:
+    """The word counts of the texts last scored (`_counted`), per connection
+    (`store.kept`): a small scope's recalls score the same texts again and again (every
+    match of the text and context fields, up to 2,000 a recall), and splitting them was
+    most of the scoring. Least recently used go first; safe across threads."""
+
+    def __init__(self, size: int = TEXTS_KEPT) -> None:
+        self._counts: OrderedDict[str, tuple[Counter[str], dict[str, int]]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def of(self, text: str) -> tuple[Counter[str], dict[str, int]]:
+        """`text`'s word counts and first places, kept for the next call."""
+        with self._lock:
+            found = self._counts.get(text)
+            if found is not None:
+                self._counts.move_to_end(text)
+                return found
+        found = _counted(text)
+        with self._lock:
+            self._counts[text] = found
+            while len(self._counts) > self._size:
+                self._counts.popitem(last=False)
+        return found
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._counts)
+
+    def forget(self, scopes: Sequence[str] | None) -> None:
+        """Drop every text's counts (texts are not kept by scope): after a forget or a
+        dropped scope, nothing of a forgotten text's words stays in this process."""
+        with self._lock:
+            self._counts.clear()

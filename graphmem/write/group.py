@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from graphmem.graph.causal import MADE
-from graphmem.graph.per_store import PerStore
 from graphmem.write.plan import Row, WriteOptions
 
 #: Writes the rows of one or more inputs, in one transaction, with the options given.
@@ -66,11 +65,16 @@ def groupable(rows: list[Row], opts: WriteOptions) -> bool:
 
 
 class Groups:
-    """The queues of one store's scopes: who waits to write, and who writes."""
+    """The queues of one store's scopes: who waits to write, and who writes (kept per
+    connection: `store.kept`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._queues: dict[tuple[object, ...], deque[_Entry]] = {}
+
+    def forget(self, scopes: Sequence[str] | None) -> None:
+        """Nothing to drop: a queue holds writes in flight, which their callers wait for,
+        and goes when it is empty."""
 
     def write(self, rows: list[Row], opts: WriteOptions, tools: tuple[object, ...],
               writer: Writer) -> None:
@@ -148,6 +152,3 @@ def _write(group: list[_Entry], writer: Writer) -> None:
         else:
             entry.done()
 
-
-#: The write queues of a store (every facade sharing a store shares them).
-of = PerStore(Groups)

@@ -39,7 +39,7 @@ from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write import group, runs
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
-from graphmem.write.links import arrivals, session_rows, synaptic_links
+from graphmem.write.links import SessionVectors, arrivals, session_rows, synaptic_links
 from graphmem.write.plan import (
     Row,
     WriteOptions,
@@ -87,7 +87,7 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     written = [r for r in rows if r.written]
     # Read before the first write takes the scope's lock: reading the session's last turns'
     # embeddings is most of a write's time, and writers of the scope queue on that lock.
-    synaptic = synaptic_links(tx, (store.settings.neo4j_uri, store.database), written, opts)
+    synaptic = synaptic_links(tx, store.kept.get(SessionVectors), written, opts)
     # An update that changes the text keeps the text it had as a version (`history`).
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:
@@ -98,7 +98,7 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
                 if r.status == status]
 
     if created := stored("created"):
-        scope_indexes.flagged(store).add(
+        store.kept.get(scope_indexes.Flagged).add(
             run(tx, "ingest/create_memories", rows=created, at=scope_indexes.OWN_INDEX_AT,
                 share=scope_indexes.MAX_SHARE), vector=scope_indexes.own_vector_indexes(store))
     if updated := stored("updated"):
@@ -369,8 +369,9 @@ def write(
         # Embedded before it queues: while one group is written, the next is embedded
         # (concurrent callers' texts in one run of the model: runtime.Together).
         _embed_and_extract(embedder, extractor, rows, timing)
-        group.of(store).write(rows, opts, (embedder, extractor), lambda rows, opts: _write_whole(
-            store, embedder, extractor, rows, opts, False, timing))
+        store.kept.get(group.Groups).write(
+            rows, opts, (embedder, extractor), lambda rows, opts: _write_whole(
+                store, embedder, extractor, rows, opts, False, timing))
     else:
         _write_whole(store, embedder, extractor, rows, opts, progress, timing)
 

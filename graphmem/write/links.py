@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,8 +23,8 @@ SESSION_WINDOW = 100
 CACHED_SESSIONS = 64
 
 
-#: A session's window: the server (address, database), the scope and the session.
-Window = tuple[str, str, str, str]
+#: A session's window: the scope and the session.
+Window = tuple[str, str]
 
 
 class SessionVectors:
@@ -32,9 +33,9 @@ class SessionVectors:
     since (reading a hundred vectors from the store was most of an agent's write, in
     Neo4j and in the driver alike). An embedding is the model's function of the text, so
     an id whose content hash is unchanged has the same vector; a window keeps only the
-    turns it last held, so a forgotten turn leaves it with the next write. A window is
-    kept per server (its address and database) too: a process (the warm CLI process)
-    may write the same scope and session names on two servers, whose vectors differ."""
+    turns it last held, so a forgotten turn leaves it with the next write. Kept per
+    connection (`store.kept`): a process (the warm CLI process) may write the same scope
+    and session names on two servers, whose vectors differ."""
 
     def __init__(self, sessions: int = CACHED_SESSIONS) -> None:
         self._windows: OrderedDict[Window, dict[str, np.ndarray]] = OrderedDict()
@@ -54,19 +55,24 @@ class SessionVectors:
             while len(self._windows) > self._sessions:
                 self._windows.popitem(last=False)
 
-
-WINDOWS = SessionVectors()
+    def forget(self, scopes: Sequence[str] | None) -> None:
+        """Drop the windows of `scopes`' sessions (None: every session's): a forgotten
+        or dropped memory's vector stays in no process."""
+        with self._lock:
+            for window in [w for w in self._windows if scopes is None or w[0] in scopes]:
+                del self._windows[window]
 
 
 def _key(member: dict[str, Any]) -> str:
     return f"{member['id']}|{member['hash'] or ''}"
 
 
-def synaptic_links(tx: Tx, server: tuple[str, str], written: list[Row],
+def synaptic_links(tx: Tx, kept: SessionVectors, written: list[Row],
                    opts: WriteOptions) -> list[dict[str, Any]]:
     """ASSOCIATED (synaptic) rows: each written memory to its most similar memories of the
-    same session, cosine ≥ threshold, at most `synaptic_max_links` of them. Called before
-    the batch writes anything (ingest/session_members says why)."""
+    same session, cosine ≥ threshold, at most `synaptic_max_links` of them; `kept` holds
+    the connection's recent vectors of sessions. Called before the batch writes anything
+    (ingest/session_members says why)."""
     by_session: dict[str, list[Row]] = defaultdict(list)
     for row in written:
         if row.session:
@@ -74,8 +80,8 @@ def synaptic_links(tx: Tx, server: tuple[str, str], written: list[Row],
     if not by_session:
         return []
     arriving = {a["session"]: a["ids"] for a in arrivals(written)}
-    windows = {sid: (*server, opts.scope, sid) for sid in by_session}
-    known = {sid: WINDOWS.known(windows[sid]) for sid in by_session}
+    windows = {sid: (opts.scope, sid) for sid in by_session}
+    known = {sid: kept.known(windows[sid]) for sid in by_session}
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in run(tx, "ingest/session_members", scope=opts.scope,
                  rows=[{"session": sid, "new": len(rows),
@@ -88,7 +94,7 @@ def synaptic_links(tx: Tx, server: tuple[str, str], written: list[Row],
                   else np.asarray(m["embedding"], dtype=np.float32))
         members[m["session"]].append({**m, "embedding": vector})
     for sid in by_session:
-        WINDOWS.keep(windows[sid], {_key(m): m["embedding"] for m in members[sid]})
+        kept.keep(windows[sid], {_key(m): m["embedding"] for m in members[sid]})
     links: dict[tuple[str, str], dict[str, Any]] = {}
     for sid, rows in by_session.items():
         ours = {r.id for r in rows}

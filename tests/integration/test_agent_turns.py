@@ -93,7 +93,7 @@ def test_one_call_per_turn_builds_the_conversation_the_importer_builds(
         for record in records():
             report = mem.remember(record, scope=agent)
             assert report.counts == {"created": 1}
-        mem.remember_json("\n".join(json.dumps(r) for r in records()), scope=batch)
+        mem.ops.remember_json("\n".join(json.dumps(r) for r in records()), scope=batch)
         want = structure(store, imported)
         assert want["chains"] == expected_chains()
         assert len(want["edges"]) == 5

@@ -74,13 +74,13 @@ def test_at_shares_the_connection_with_its_own_clock(mem: GraphMem) -> None:
 
 
 def test_remember_json_names_the_source_and_line(mem: GraphMem) -> None:
-    report = mem.remember_json('{"text": "Standups are at ten"}\n{"text": "Retros on Fridays"}',
+    report = mem.ops.remember_json('{"text": "Standups are at ten"}\n{"text": "Retros on Fridays"}',
                                source="notes.ndjson", session="week")
     assert report.counts == {"created": 2}
     with pytest.raises(InputError, match=r"^notes.ndjson:2: field 'text': missing$"):
-        mem.remember_json('{"text": "Fine"}\n{"txt": "typo"}', source="notes.ndjson")
+        mem.ops.remember_json('{"text": "Fine"}\n{"txt": "typo"}', source="notes.ndjson")
     assert mem.count() == 2
-    skipped = mem.remember_json('{"text": "Lunch is at noon on Thursdays"}\n[1]',
+    skipped = mem.ops.remember_json('{"text": "Lunch is at noon on Thursdays"}\n[1]',
                                 skip_invalid=True)
     assert skipped.counts.get("created") == 1 and skipped.counts.get("skipped") == 1
 
@@ -103,7 +103,7 @@ def test_recall_options_keep_the_configured_decay(mem: GraphMem) -> None:
     from graphmem.options import RecallOptions
 
     steep = GraphMem(mem.settings.model_copy(update={"decay_preset": "seed-000"}),
-                     embedder=mem.embedder, store=mem._db)
+                     embedder=mem.embedder, store=mem.ops.core.store)
     steep.remember({"text": "The boiler was serviced by Kessler & Sons",
                     "created_at": datetime(2026, 1, 5, tzinfo=UTC)})
     plain = steep.recall("boiler service", reinforce=False).hits[0].retention

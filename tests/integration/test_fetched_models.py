@@ -107,7 +107,7 @@ def test_a_scope_written_by_one_model_is_refused_to_another(mem: GraphMem) -> No
     mem.remember("The backup job runs at two in the morning")
     scope, own, other_model = mem.settings.scope, mem.embedder.name, _other(mem)
     other = GraphMem(mem.settings.model_copy(update={"embedding_model": other_model}),
-                     store=mem._db)
+                     store=mem.ops.core.store)
     try:
         for act in (lambda: other.remember("The restore drill is every quarter"),
                     lambda: other.recall("when does the backup run?"),
@@ -129,9 +129,10 @@ def test_a_scope_written_by_one_model_is_refused_to_another(mem: GraphMem) -> No
 
 
 def _stored(mem: GraphMem, scope: str) -> dict[str, np.ndarray]:
-    rows = mem._db.driver.execute_query(
+    store = mem.ops.core.store
+    rows = store.driver.execute_query(
         "MATCH (m:Memory {scope: $scope}) WHERE m.embedding IS NOT NULL "
-        "RETURN m.id AS id, m.embedding AS v", scope=scope, database_=mem._db.database).records
+        "RETURN m.id AS id, m.embedding AS v", scope=scope, database_=store.database).records
     return {r["id"]: np.asarray(r["v"], dtype=np.float32) for r in rows}
 
 
@@ -152,7 +153,7 @@ def test_reembed_moves_a_scope_whole_even_when_killed_midway(mem: GraphMem,
     own = {m.id: mem.embedder.embed([m.text])[0] for m in mem.recent(limit=1000)}
     other_model = _other(mem)
     other = GraphMem(mem.settings.model_copy(update={"embedding_model": other_model}),
-                     store=mem._db)
+                     store=mem.ops.core.store)
     try:
         other_of = {m.id: other.embedder.embed([m.text])[0] for m in mem.recent(limit=1000)}
 
@@ -193,5 +194,5 @@ def test_reembed_moves_a_scope_whole_even_when_killed_midway(mem: GraphMem,
 def scope_of_model(mem: GraphMem, scope: str) -> str | None:
     from graphmem.graph import scope_model
 
-    scope_model.known(mem._db).forget([scope])
-    return scope_model.of(mem._db, [scope])[scope]
+    mem.ops.core.store.kept.get(scope_model.Known).forget([scope])
+    return scope_model.of(mem.ops.core.store, [scope])[scope]

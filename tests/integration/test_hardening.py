@@ -71,7 +71,7 @@ def test_a_bad_record_after_six_hundred_good_ones_writes_nothing(mem: GraphMem,
 
 def test_a_failure_in_a_late_batch_rolls_back_the_early_ones(
         mem: GraphMem, monkeypatch: pytest.MonkeyPatch, hardening) -> None:
-    mem.settings = mem.settings.model_copy(update={"write_batch_size": 2})
+    mem.ops.core.settings = mem.settings.model_copy(update={"write_batch_size": 2})
     calls = []
     real = ingest.write_batch
 
@@ -120,13 +120,13 @@ def test_a_layer_is_never_written_whatever_its_factor(mem: GraphMem, scope: str,
 
 def test_hard_forget_removes_every_copy_and_refuses_reimport(mem: GraphMem, tmp_path: Path,
                                                             hardening, store: Store) -> None:
-    mem._now = T0
+    mem.ops.core.fixed_now = T0
     secret_life = "Ximena Oyelaran told Priya Raman about the billing outage in confidence"
     mem.remember([{"id": f"e{i}", "text": t, "kind": "episodic"} for i, t in enumerate([
         "Priya Raman reviewed the billing migration plan today",
         "Priya Raman asked for load tests before the billing cutover", secret_life])])
-    mem._now = T0 + timedelta(days=30)
-    assert mem.consolidate(options=SweepOptions(reflect=False)).created == 1
+    mem.ops.core.fixed_now = T0 + timedelta(days=30)
+    assert mem.ops.consolidate(options=SweepOptions(reflect=False)).created == 1
     assert residue(store, "Ximena") >= 3  # the memory, its summary, its entity
     pack = tmp_path / "pack.jsonl"
     pack.write_text("".join(r.model_dump_json(exclude_none=True) + "\n"
@@ -134,9 +134,10 @@ def test_hard_forget_removes_every_copy_and_refuses_reimport(mem: GraphMem, tmp_
 
     # A keyword recall of this small scope keeps the words of what it scored...
     assert mem.recall("Ximena confidence", mode="keyword", reinforce=False).hits
-    assert keywords._counts.cache_info().currsize > 0
+    counts = store.kept.get(keywords.WordCounts)
+    assert len(counts) > 0
     done = mem.forget("e2", hard=True)
-    assert keywords._counts.cache_info().currsize == 0  # ...until a forget
+    assert len(counts) == 0  # ...until a forget
     assert len(done.derived_deleted) == 1  # the summary that quoted it
     left = residue(store, "Ximena") + residue(store, "in confidence")
     hardening.found["residue after hard forget"] += left

@@ -34,7 +34,7 @@ def budget(n: int) -> settings:
 
 
 def at(mem: GraphMem, days: int) -> GraphMem:
-    mem._now = T0 + timedelta(days=days)
+    mem.ops.core.fixed_now = T0 + timedelta(days=days)
     return mem
 
 
@@ -81,7 +81,7 @@ def test_a_forget_keeps_a_users_memory_that_a_consolidation_confirmed(mem: Graph
                              for i, t in enumerate(texts)], scope=scope)
         mine = extractive(person, texts).replace("·", ";")
         mem.remember({"id": "mine", "kind": "semantic", "text": mine}, scope=scope)
-        done = at(mem, 30).consolidate(scope=scope, options=SweepOptions(reflect=False))
+        done = at(mem, 30).ops.consolidate(scope=scope, options=SweepOptions(reflect=False))
         assert (done.created, done.confirmed) == (0, 1)
         gone = mem.forget(f"e{min(forgotten, n - 1)}", hard=True, scope=scope)
         hardening.inputs += 1
@@ -97,7 +97,7 @@ def test_a_forget_still_deletes_the_summary_consolidation_wrote(mem: GraphMem,
     texts = [f"Priya Raman {deed}" for deed in DEEDS[:3]]
     at(mem, 0).remember([{"id": f"e{i}", "text": t, "kind": "episodic"}
                          for i, t in enumerate(texts)])
-    assert at(mem, 30).consolidate(options=SweepOptions(reflect=False)).created == 1
+    assert at(mem, 30).ops.consolidate(options=SweepOptions(reflect=False)).created == 1
     assert len(mem.forget("e1", hard=True).derived_deleted) == 1
     assert not any(DEEDS[1] in s for s in stored(store, mem.settings.scope))
 

@@ -795,8 +795,9 @@ def test_ids_that_look_like_versions_are_refused_exactly_at_every_door(
             mem.update(mid, text=text + ", twice", scope=scope)
             assert [h.memory.id for h in mem.history(mid, scope=scope)] == [mid, f"{mid}@v1"]
             try:  # and none of its versions is edited, by any door
-                anyio.run(build(GraphMem(mem.settings.model_copy(update={"scope": scope}),
-                                         embedder=mem.embedder, store=mem._db)).call_tool,
+                there = GraphMem(mem.settings.model_copy(update={"scope": scope}),
+                                 embedder=mem.embedder, store=mem.ops.core.store)
+                anyio.run(build(there).call_tool,
                           "memory_update", {"memory_id": f"{mid}@v1", "text": "edited"})
                 hardening.found["versions edited"] += 1
                 raise AssertionError(f"{mid}@v1 was edited over MCP")

@@ -27,7 +27,7 @@ def labels(store: Store, mid: str) -> list[str]:
 
 
 def at(mem: GraphMem, days: float) -> GraphMem:
-    mem._now = T0 + timedelta(days=days)
+    mem.ops.core.fixed_now = T0 + timedelta(days=days)
     return mem
 
 
@@ -188,7 +188,7 @@ def test_memories_sharing_a_tag_are_consolidated_too(mem: GraphMem, store: Store
         for i, text in enumerate(["booked the venue by the lake for the team trip",
                                   "ordered vegetarian lunches for everyone coming along",
                                   "sent the agenda with the hiking route to the group"])])
-    done = at(mem, 30).consolidate(options=SweepOptions(reflect=False))
+    done = at(mem, 30).ops.consolidate(options=SweepOptions(reflect=False))
     assert done.created == 1
     row = store.driver.execute_query(
         "MATCH (s:Memory)-[:CONSOLIDATED_FROM]->(m) WHERE s.scope = $scope "
@@ -206,11 +206,11 @@ def test_an_endpoint_writes_the_summary_and_a_failing_one_falls_back(
         mem: GraphMem, chat_endpoint, store: Store) -> None:
     from graphmem.lifecycle.summarize import ChatSummarizer
 
-    mem.summarizer = ChatSummarizer(chat_endpoint.url, "tiny-model")
+    mem.ops.core.summarizer = ChatSummarizer(chat_endpoint.url, "tiny-model")
     chat_endpoint.reply = "Priya Raman led the billing migration once load tests passed."
     at(mem, 0).remember([{"id": f"e{i}", "text": t, "kind": "episodic"}
                          for i, t in enumerate(PRIYA)])
-    done = at(mem, 30).consolidate(options=SweepOptions(reflect=False))
+    done = at(mem, 30).ops.consolidate(options=SweepOptions(reflect=False))
     assert (done.created, done.summarized_by, done.warnings) == (1, ["tiny-model"], [])
     assert all(t in chat_endpoint.requests[0][1]["messages"][-1]["content"] for t in PRIYA)
     rows = store.driver.execute_query(

@@ -29,9 +29,9 @@ def _through(proxy: Any, mem: GraphMem, reinforce_every: float = 0.5,
 
 
 def _stored(mem: GraphMem) -> Counter[str]:
-    rows = mem._db.driver.execute_query(
+    rows = mem.ops.core.store.driver.execute_query(
         "MATCH (m:Memory {scope: $scope}) RETURN m.id AS id", scope=mem.settings.scope,
-        database_=mem._db.database).records
+        database_=mem.ops.core.store.database).records
     return Counter(r["id"] for r in rows)
 
 

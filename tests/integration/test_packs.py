@@ -18,7 +18,7 @@ T0 = datetime(2024, 3, 1, tzinfo=UTC)
 
 
 def _fill(mem: GraphMem) -> None:
-    mem._now = T0
+    mem.ops.core.fixed_now = T0
     mem.remember([
         {"id": "db", "text": "The orders database is PostgreSQL 16 on db-main",
          "kind": "semantic", "tags": ["infra"], "metadata": {"team": "core", "tier": 1},
@@ -86,7 +86,7 @@ def test_a_pack_round_trips_into_another_scope_and_mounts_as_a_layer(
 def test_export_leaves_out_what_left_the_active_lifecycle_unless_asked(
         mem: GraphMem, tmp_path: Path) -> None:
     _fill(mem)
-    mem._now = datetime(2024, 6, 1, tzinfo=UTC)
+    mem.ops.core.fixed_now = datetime(2024, 6, 1, tzinfo=UTC)
     mem.sweep()  # db is shadowed by db2; promo's TTL archives it
     active = _export(mem, tmp_path / "a.jsonl")
     assert {r["id"] for r in active} == {"deploy", "db2"}

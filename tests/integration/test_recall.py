@@ -32,7 +32,7 @@ NOTES = [
 
 @pytest.fixture
 def notes(mem: GraphMem) -> GraphMem:
-    mem._now = NOW
+    mem.ops.core.fixed_now = NOW
     mem.remember([n | {"created_at": "2024-05-01T00:00:00Z"} for n in NOTES])
     return mem
 
@@ -80,7 +80,7 @@ def test_shadowed_and_archived_need_asking(notes: GraphMem, store: Store) -> Non
 
 
 def test_recent_wins_among_equals_but_old_is_not_buried(mem: GraphMem) -> None:
-    mem._now = NOW
+    mem.ops.core.fixed_now = NOW
     mem.remember([
         {"id": "old", "text": "The payments service caches sessions in Redis",
          "created_at": "2022-01-01T00:00:00Z"},
@@ -140,7 +140,7 @@ def test_cypher_and_python_agree_on_retention(mem: GraphMem) -> None:
                    "created_at": created.isoformat(),
                    "text": f"Retention probe for the {kind} kind of memory, number {i}"}
                   for i, kind in enumerate(DEFAULT_CURVES)])
-    mem._now = datetime(2023, 9, 17, 6, 30, tzinfo=UTC)
+    mem.ops.core.fixed_now = datetime(2023, 9, 17, 6, 30, tzinfo=UTC)
     hits = mem.recall("retention probe memory", mode="vector", hops=0, reinforce=False).hits
     assert {h.id for h in hits} == {f"r-{k}" for k in DEFAULT_CURVES}
     for h in hits:

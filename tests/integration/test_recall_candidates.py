@@ -94,12 +94,14 @@ def test_a_crowded_neighbour_scope_cannot_push_a_scopes_memories_out(
                           reinforce=False)
         if store.variant == "search":
             # Neo4j 2026 filters by kind inside the index: one trip, no depth to remember.
-            assert core.profile.round_trips == 1 and not candidates.depths(store).items()
+            depths = store.kept.get(candidates.DepthCache)
+            assert core.profile.round_trips == 1 and not depths.items()
             return
         # None of the index's first 10 passed: no pass rate to go deeper by, so the scope
         # is scanned at once (2 round trips, not 3; no hit, so none to read what they show).
         assert core.profile.round_trips == 2
-        depths = {k[2]: d for k, d in candidates.depths(store).items() if k[0] == scope}
+        depths = {k[2]: d for k, d in store.kept.get(candidates.DepthCache).items()
+                  if k[0] == scope}
         assert set(depths) == {(), ("core",)}
         assert depths[("core",)][0] > 10 * candidates.MAX_DEPTH  # scanned
     finally:

@@ -28,7 +28,7 @@ def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem,
     def props(mid: str) -> dict:
         return store.read("admin/memory_by_id", id=mid)[0]["memory"]
 
-    mem._now = datetime(2024, 1, 31, tzinfo=UTC)  # 30 days later: spacing = 2
+    mem.ops.core.fixed_now = datetime(2024, 1, 31, tzinfo=UTC)  # 30 days later: spacing = 2
     mem.recall("billing cron outage", mode="keyword", hops=1)
     mem.flush()  # reinforcement is otherwise written in the background
     assert props("incident")["stability"] == pytest.approx(1.0 + 0.1 * 2)

@@ -42,8 +42,8 @@ def test_a_write_that_makes_no_scope_due_asks_nothing_after_its_commit(
     # The create statement says whether the scope is due one (under the scope's lock), so
     # the read of admin/scope_due is left to the rare write that makes one due.
     asked: list[str] = []
-    read = mem._db.read
-    monkeypatch.setattr(mem._db, "read", lambda name, **params: (
+    read = mem.ops.core.store.read
+    monkeypatch.setattr(mem.ops.core.store, "read", lambda name, **params: (
         asked.append(name), read(name, **params))[1])
     mem.remember(notes("n", 3))
     mem.remember(notes("n", 2, start=3), scope=scope)

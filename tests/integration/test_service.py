@@ -542,9 +542,9 @@ def test_an_mcp_session_belongs_to_the_token_that_opened_it(svc: Service) -> Non
 def _left_of(mem: GraphMem, scope: str) -> int:
     """Nodes of any kind that still name `scope` (memories, versions, tombstones,
     sessions, entities, its own node)."""
-    return mem._db.driver.execute_query(
+    return mem.ops.core.store.driver.execute_query(
         "MATCH (x) WHERE x.scope = $scope OR (x:Scope AND x.name = $scope) RETURN count(x) AS n",
-        scope=scope, database_=mem._db.database).records[0]["n"]
+        scope=scope, database_=mem.ops.core.store.database).records[0]["n"]
 
 
 def test_a_writer_drops_its_whole_scope_and_no_one_else_can(svc: Service) -> None:

@@ -16,6 +16,7 @@ from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
 from graphmem.types import WriteReport
 from graphmem.write import formats
+from graphmem.write.links import SessionVectors
 
 #: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
 pytestmark = pytest.mark.line2026
@@ -126,6 +127,25 @@ def test_synaptic_links_only_within_a_session(mem: GraphMem, store: Store) -> No
     assert rows, "two similar memories of one session must be linked"
     assert all(r["shared"] >= 1 for r in rows)
     assert all(0.5 <= r["weight"] <= 1.0 for r in rows)
+
+
+def test_after_a_dropped_scope_a_new_session_links_to_nothing_dropped(
+        mem: GraphMem, store: Store) -> None:
+    # What this connection keeps of the session's recent vectors goes with the scope
+    # (graph/kept.py): the session written again under the same name starts empty.
+    scope = mem.settings.scope
+    mem.remember(["Maria set up the payments webhook in Stripe"], session="one")
+    mem.remember(["The Stripe webhook for payments retries failed events"], session="one")
+    window = (scope, f"{scope}#one")  # a session's id is its scope's
+    assert store.kept.get(SessionVectors).known(window)  # the first turn's vector
+    mem.drop_scope(scope)
+    assert not store.kept.get(SessionVectors).known(window)
+    report = mem.remember(["Stripe payment webhooks are configured by Maria"], session="one")
+    assert report.synaptic_links == 0
+    rows = store.driver.execute_query(
+        "MATCH (a:Memory {scope: $scope})-[r:ASSOCIATED]-(b) RETURN b.id AS b",
+        scope=scope, database_=store.database).records
+    assert rows == []
 
 
 @pytest.mark.parametrize("member_at, new_at", [
@@ -243,7 +263,7 @@ def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
     from graphmem.write import ingest
 
     monkeypatch.setattr(ingest, "EMBED_WINDOW", 4)  # two batches of two per window
-    mem.settings = mem.settings.model_copy(update={"write_batch_size": 2})
+    mem.ops.core.settings = mem.settings.model_copy(update={"write_batch_size": 2})
     texts = ["Kafka carries the order events", "The ledger is reconciled nightly",
              "Grafana shows the checkout latency", "PagerDuty wakes the on-call engineer",
              "Terraform manages the VPC", "Vault stores the database credentials",

@@ -79,7 +79,7 @@ def test_queries_run_on_onnx_and_agree_with_torch(embedder: Embedder) -> None:
     embedder.warm()
     assert embedder.runtime == "onnxruntime"
     for text in ["which key-value store do we use?", "Wer hat Bereitschaft?", "x " * 600]:
-        onnx, torch_ = embedder._encode_one(text), embedder._torch_one(text)
+        onnx, torch_ = embedder._encode_one(text), embedder.torch_one(text)
         assert onnx.dtype == np.float32 and onnx.shape == (384,)
         assert float(onnx @ torch_) > 0.9999
 
