@@ -283,3 +283,29 @@ def test_a_call_that_meets_a_server_gone_away_waits_says_so_and_succeeds(
     written = json.loads(out)["outcomes"][0]
     assert written["status"] == "created"
     assert mem.get(ids=[written["id"]])[0].text == "The on-call rota changes on Mondays"
+
+
+def test_two_calls_at_once_with_different_servers_are_each_answered_by_their_own(
+        warm_env: dict[str, str], bolt_proxy: Any, mem: GraphMem) -> None:
+    # One warm process, two configurations: a call whose server stalls (behind a held
+    # proxy) holds up neither the warm process nor a call to another server.
+    far = {**warm_env, "NEO4J_URI": f"bolt://127.0.0.1:{bolt_proxy.port}"}
+    pid = _warm_pid(warm_env)
+    assert _run(["recall", "anything", "--json"], far).returncode == 0  # its connection
+    mem.remember("The staging cluster is rebuilt every Sunday night")
+    before = _status(warm_env)["calls"]
+    bolt_proxy.hold()
+    try:
+        stalled = _interruptible(["recall", "when is staging rebuilt?", "--json"], far)
+        _taken(warm_env, before)
+        started = time.monotonic()
+        near = _run(["recall", "when is staging rebuilt?", "--json"], warm_env)
+        assert near.returncode == 0, near.stderr
+        assert time.monotonic() - started < 10 and stalled.poll() is None
+        assert json.loads(near.stdout)["hits"][0]["text"].startswith("The staging cluster")
+    finally:
+        bolt_proxy.release()
+    out, err = stalled.communicate(timeout=120)
+    assert stalled.returncode == 0, err
+    assert json.loads(out)["hits"][0]["text"].startswith("The staging cluster")
+    assert _status(warm_env)["pid"] == pid and _status(warm_env)["calls"] == before + 2
