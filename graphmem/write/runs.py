@@ -135,7 +135,8 @@ def recover(store: Store, scope: str | None) -> list[str]:
     """Settle the runs of `scope` (None: every scope) whose leases have lapsed: a run
     marked done is kept, any other is undone. Returns the runs undone."""
     undone = []
-    for r in store.read("runs/list", scope=scope, lease=store.settings.run_lease):
+    # On the member that takes writes: a reader may not have the writer's latest renewal.
+    for r in store.read_current("runs/list", scope=scope, lease=store.settings.run_lease):
         if not r["lapsed"]:
             continue
         if r["state"] == "done":
