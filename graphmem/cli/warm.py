@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import fcntl
-import hashlib
 import io
 import json
 import os
@@ -28,6 +27,7 @@ from typing import Any
 import typer
 
 from graphmem import handoff
+from graphmem.cli import warm_stores
 from graphmem.cli.output import JsonOpt, emit, handled
 
 app = typer.Typer(help="The warm process that answers recall, context, get and remember "
@@ -53,52 +53,9 @@ class _Call:
 
 _CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
     "graphmem_warm_call", default=None)
-#: The warm process's connections, one per server, credentials and connection settings
-#: (`shared_store`): its calls reuse them, and with them what a connection keeps between
-#: calls (a session's recent vectors, index depths: graph/kept.py).
-_STORES: dict[str, Any] = {}
-_STORES_LOCK = threading.Lock()
-#: The settings a connection is made from: calls that differ in any of them get their own.
-STORE_SETTINGS = ("neo4j_uri", "neo4j_user", "neo4j_password", "neo4j_database",
-                  "connect_timeout", "retry_s", "query_timeout", "max_connections",
-                  "run_lease_s")
-
-
-def shared_store(settings: Any) -> Any:
-    """During a call the warm process answers, its connection for `settings` (made on
-    first use, undoing abandoned runs as any first connection does); None elsewhere (a
-    command in its own process opens its own)."""
-    if _CURRENT.get() is None:
-        return None
-    values = [getattr(settings, name) for name in STORE_SETTINGS]
-    key = hashlib.sha256(json.dumps([
-        v.get_secret_value() if hasattr(v, "get_secret_value") else str(v)
-        for v in values]).encode()).hexdigest()
-    with _STORES_LOCK:
-        store = _STORES.get(key)
-    if store is not None:
-        return store
-    from graphmem.graph.store import Store
-    from graphmem.write import runs
-
-    # Connected outside the lock: a server that does not answer holds up no other call.
-    made = Store.connect(settings)
-    with _STORES_LOCK:
-        store = _STORES.setdefault(key, made)
-    if store is not made:  # another call of the same configuration connected first
-        made.close()
-    else:
-        runs.recover(store, None)
-    return store
-
-
-def _close_stores() -> None:
-    with _STORES_LOCK:
-        stores = list(_STORES.values())
-        _STORES.clear()
-    for store in stores:
-        with contextlib.suppress(Exception):
-            store.close()
+def answering() -> bool:
+    """Whether this thread is answering a call handed to the warm process."""
+    return _CURRENT.get() is not None
 
 
 class _Stream:
@@ -239,7 +196,7 @@ def serve(socket_path: Path | None, idle: float, run: Runner, takes: Takes) -> N
                              daemon=True).start()
         server.drain(DRAIN_SECONDS)
     finally:
-        _close_stores()
+        warm_stores.close_all()
         listener.close()
         path.unlink(missing_ok=True)
         path.with_suffix(".lock").unlink(missing_ok=True)

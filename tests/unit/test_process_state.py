@@ -33,7 +33,7 @@ PROCESS_WIDE = {
     "embedding/fetch.py:_LOADED": "the fetched model artifacts, checked once per process",
     "graph/store.py:_REACHED": "the servers this process reached: one it lost is waited for",
     "cli/warm.py:_CURRENT": "the warm process's call being answered (per call)",
-    "cli/warm.py:_STORES": "the warm process's connections, one per configuration",
+    "cli/warm_stores.py:_STORES": "the warm process's connections, one per configuration",
 }
 
 

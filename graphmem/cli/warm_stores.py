@@ -1,0 +1,55 @@
+"""The warm process's connections to Neo4j, one per configuration that makes one
+(server, credentials, database, timeouts): its calls reuse them, and with them what a
+connection keeps between calls (a session's recent vectors, index depths: graph/kept.py).
+Used only while the warm process answers a call (`warm.answering`)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import threading
+from typing import Any
+
+#: The connections, by a hash of STORE_SETTINGS' values.
+_STORES: dict[str, Any] = {}
+_STORES_LOCK = threading.Lock()
+#: The settings a connection is made from: calls that differ in any of them get their own.
+STORE_SETTINGS = ("neo4j_uri", "neo4j_user", "neo4j_password", "neo4j_database",
+                  "connect_timeout", "retry_s", "query_timeout", "max_connections",
+                  "run_lease_s")
+
+
+def shared_store(settings: Any) -> Any:
+    """The warm process's connection for `settings`, made on first use (undoing abandoned
+    runs, as any first connection does), outside any lock: a server that does not answer
+    holds up no call to another."""
+    values = [getattr(settings, name) for name in STORE_SETTINGS]
+    key = hashlib.sha256(json.dumps([
+        v.get_secret_value() if hasattr(v, "get_secret_value") else str(v)
+        for v in values]).encode()).hexdigest()
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+    if store is not None:
+        return store
+    from graphmem.graph.store import Store
+    from graphmem.write import runs
+
+    made = Store.connect(settings)
+    with _STORES_LOCK:
+        store = _STORES.setdefault(key, made)
+    if store is not made:  # another call of the same configuration connected first
+        made.close()
+    else:
+        runs.recover(store, None)
+    return store
+
+
+def close_all() -> None:
+    """Close every connection (the warm process is stopping)."""
+    with _STORES_LOCK:
+        stores = list(_STORES.values())
+        _STORES.clear()
+    for store in stores:
+        with contextlib.suppress(Exception):
+            store.close()
