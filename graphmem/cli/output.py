@@ -60,11 +60,11 @@ def open_memory(scope: str | None = None, now: str | None = None, *,
         # A failure here is the command's to report, when it embeds: not this thread's.
         threading.Thread(target=_quietly(embedder.warm), name="warm-embedder").start()
     from graphmem.api import GraphMem
-    from graphmem.cli import warm, warm_stores
+    from graphmem.cli import warm_stores
 
     # In the warm process: its connection for these settings, kept across calls.
-    store = warm_stores.shared_store(settings) if warm.answering() else None
-    return GraphMem(settings, embedder=embedder, now=parse_now(now), store=store)
+    return GraphMem(settings, embedder=embedder, now=parse_now(now),
+                    store=warm_stores.shared_store(settings))
 
 
 def _quietly(work: Callable[[], object]) -> Callable[[], None]:

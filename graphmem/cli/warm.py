@@ -53,11 +53,6 @@ class _Call:
 
 _CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
     "graphmem_warm_call", default=None)
-def answering() -> bool:
-    """Whether this thread is answering a call handed to the warm process."""
-    return _CURRENT.get() is not None
-
-
 class _Stream:
     """sys.stdout or sys.stderr of the warm process: the current call's, else the
     process's own."""
@@ -142,15 +137,16 @@ def run_call(run: Runner, argv: list[str], env: dict[str, str], cwd: str,
     call = _Call(call_env(env, cwd, columns))
     token = _CURRENT.set(call)
     try:
-        if not os.path.isdir(cwd):
-            raise FileNotFoundError(f"the working folder {cwd} is gone")
-        try:
-            code = run(argv)
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        except Exception:  # what would have ended the caller's own process
-            traceback.print_exc()
-            code = 1
+        with warm_stores.sharing():
+            if not os.path.isdir(cwd):
+                raise FileNotFoundError(f"the working folder {cwd} is gone")
+            try:
+                code = run(argv)
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except Exception:  # what would have ended the caller's own process
+                traceback.print_exc()
+                code = 1
     except OSError as e:
         call.err.write(f"error: {e}\n")
         code = 1

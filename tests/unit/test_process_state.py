@@ -34,6 +34,7 @@ PROCESS_WIDE = {
     "graph/store.py:_REACHED": "the servers this process reached: one it lost is waited for",
     "cli/warm.py:_CURRENT": "the warm process's call being answered (per call)",
     "cli/warm_stores.py:_STORES": "the warm process's connections, one per configuration",
+    "cli/warm_stores.py:_SHARING": "whether the call is one the warm process answers",
 }
 
 
