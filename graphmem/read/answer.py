@@ -4,19 +4,27 @@ asked to be diverse (docs/architecture.md, "The read path")."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeGuard, cast
 
 from graphmem.graph.store import Store
-from graphmem.options import RecallOptions
 from graphmem.read import budgets, rank, turns
 from graphmem.read.plan import RecallPlan
 from graphmem.read.rows import ShowRow, to_hit
-from graphmem.types import QUERY, Hit, PathStep, RecallProfile
+from graphmem.types import QUERY, Hit, PathStep
 
 
-def answer(store: Store, ranked: list[rank.Ranked], opts: RecallOptions, plan: RecallPlan,
-           scoring: rank.Scoring, profile: RecallProfile) -> list[Hit]:
+@dataclass(frozen=True)
+class Answered:
+    """The hits, best first, and the round trips they took."""
+
+    hits: list[Hit]
+    trips: int
+
+
+def answer(store: Store, plan: RecallPlan, ranked: list[rank.Ranked]) -> Answered:
     """The hits of `ranked`, in conversation order when it reranks, alive and shown."""
+    opts = plan.opts
     weight = opts.context.turn_weight
     scored = [(rank.key(r.memory), r.score) for r in ranked]
     order = (turns.rerank(scored, {rank.key(r.memory): (r.memory.get("before"),
@@ -25,18 +33,17 @@ def answer(store: Store, ranked: list[rank.Ranked], opts: RecallOptions, plan: R
              if plan.with_turns else [turns.Turn(key, score) for key, score in scored[:plan.k]])
     rows = cast(list[ShowRow], store.read("recall/show", lists={"rows": [
         {"id": t.key[1], "scope": t.key[0]} for t in order]})) if order else []
-    profile.round_trips += 1 if order else 0
     # A memory a concurrent forget deleted since it was ranked is gone: not shown.
     shown = {(row["scope"], row["id"]): row["memory"] for row in rows
              if _alive(row["memory"])}
     by_key = {rank.key(r.memory): r for r in ranked}
     hits = [_hit(by_key[t.key], shown[t.key], t.score) if t.key in by_key
-            else _arrival(t, shown[t.key], scoring, weight)
+            else _arrival(t, shown[t.key], plan.scoring, weight)
             for t in order if t.key in shown]
     if opts.diverse:
         hits = sorted(budgets.select(hits, opts.top_k, kind=lambda h: h.kind),
                       key=lambda h: -h.score)
-    return hits
+    return Answered(hits, 1 if order else 0)
 
 
 def _hit(r: rank.Ranked, memory: dict[str, Any], score: float) -> Hit:

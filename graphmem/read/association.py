@@ -5,25 +5,16 @@ trip unless the first hop reaches more than its width; ranked with the direct hi
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, cast
 
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import Store
-from graphmem.options import RecallOptions
 from graphmem.read import rank
+from graphmem.read.plan import RecallPlan
 from graphmem.read.rows import ExpandRow, PoolRow, placed
 from graphmem.write.extract import Extractor
-
-
-def spreading(opts: RecallOptions, floor: float = 0.0) -> rank.Spreading:
-    """The spreading activation `opts` asks for, with the embedding model's cosine
-    `floor` (`rank.rescaled`)."""
-    a = opts.association
-    return rank.Spreading(seeds=a.seeds, hops=opts.hops, width=a.width, beta=a.weight,
-                          link_tau=a.link_tau_days, entity_weight=a.entity_weight,
-                          hop_decay=a.hop_decay, mention_weight=a.mention_weight,
-                          subject_weight=a.subject_weight, floor=floor)
 
 
 def query_entities(extractor: Extractor | None, query: str, now: datetime,
@@ -35,23 +26,31 @@ def query_entities(extractor: Extractor | None, query: str, now: datetime,
     return [entity_prefix(s) + ref for s in dict.fromkeys(scopes) for ref in sorted(refs)]
 
 
-def associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
-              vector: list[float] | None, entities: list[str], scoring: rank.Scoring,
-              spread: rank.Spreading, k: int) -> tuple[list[rank.Ranked], int]:
+@dataclass(frozen=True)
+class Associated:
+    """The ranking association made, best first, and the round trips it took."""
+
+    ranked: list[rank.Ranked]
+    trips: int
+
+
+def associate(store: Store, plan: RecallPlan, pool: list[rank.Candidate],
+              vector: list[float] | None, entities: list[str]) -> Associated:
     """Association over the direct hits: the graph around the best of them (and what the
     query names), then around what that reached, in one `recall/expand` (two when the
-    first hop reaches more than `width`); ranked by `rank.final`. Returns the ranking and
-    the round trips."""
+    first hop reaches more than `width`); ranked by `rank.final`, best `plan.answer_k`."""
     if not pool:
-        return [], 0
+        return Associated([], 0)
+    spread, now = plan.spreading, plan.scoring.now
+    common = {**plan.common(), "hub_limit": plan.opts.association.hub_limit}
     seeds = {rank.key(c.memory): c.score for c in pool[:spread.seeds]}
     first = expand(store, seeds, common, vector, entities, pool,
                    second_within=spread.width if spread.hops >= 2 else 0)
-    _pooled(pool, first["pool"])
+    pool = _pooled(pool, first["pool"])
     memories, cosines = _reached(first)
     by_query = (rank.named(first["named"], first["named_entities"], spread.width)
                 if first["named_entities"] else [])
-    hop1 = rank.hop(seeds, first["edges"], spread, scoring.now)
+    hop1 = rank.hop(seeds, first["edges"], spread, now)
     hop2: list[rank.Reached] = []
     trips = 1
     if spread.hops >= 2 and hop1:
@@ -65,9 +64,10 @@ def associate(store: Store, pool: list[rank.Candidate], common: dict[str, Any],
             more, closer = _reached(again)
             memories |= more
             cosines |= closer
-        hop2 = rank.hop(sources, edges, spread, scoring.now)
+        hop2 = rank.hop(sources, edges, spread, now)
     merged = rank.merge(by_query, hop1, hop2, cosines, spread)
-    return rank.final(pool, merged, memories, cosines, scoring, spread, entities, k), trips
+    return Associated(rank.final(pool, merged, memories, cosines, plan.scoring, spread,
+                                 entities, plan.answer_k), trips)
 
 
 def expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
@@ -102,13 +102,14 @@ def _reached(found: ExpandRow) -> tuple[dict[rank.Key, dict[str, Any]],
             {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in found["memories"]})
 
 
-def _pooled(pool: list[rank.Candidate], rows: list[PoolRow]) -> None:
-    """What each direct hit is about, of what the query names, and its neighbours in its
-    session (`recall/expand`'s pool), set on its facts."""
+def _pooled(pool: list[rank.Candidate], rows: list[PoolRow]) -> list[rank.Candidate]:
+    """The direct hits with what each is about, of what the query names, and its
+    neighbours in its session (`recall/expand`'s pool) added to its facts."""
     found = {(r["scope"], r["id"]): r for r in rows}
+    out = []
     for c in pool:
         row = found.get(rank.key(c.memory))
-        if row is None:
-            c.memory.update(about=[], before=None, after=None)
-        else:
-            c.memory.update(about=row["about"], before=row["before"], after=row["after"])
+        facts = ({"about": [], "before": None, "after": None} if row is None else
+                 {"about": row["about"], "before": row["before"], "after": row["after"]})
+        out.append(replace(c, memory={**c.memory, **facts}))
+    return out

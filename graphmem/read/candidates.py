@@ -11,20 +11,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, cast
 
-from graphmem.errors import InputError
 from graphmem.graph.keys import scope_key
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
-from graphmem.options import RecallOptions
 from graphmem.read import keywords, rank
 from graphmem.read.plan import RecallPlan
 from graphmem.read.rows import CandidateRow, RetrieveRow, TextListRow, placed
-from graphmem.types import META_KEY, RecallProfile
 from graphmem.vocabulary import KINDS
-from graphmem.write.gates import shown
 
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100
@@ -95,91 +92,97 @@ def lucene_query(text: str, scopes: list[str] | None = None, field: str = "text"
     """The words of `text` as a Lucene OR-query over `field` (memory text, or a turn's
     context), required to be in one of `scopes` (a clause that adds nothing to the
     score); no syntax of the caller reaches Lucene."""
-    kept = keywords.query_terms(text)
-    if not kept:
+    return lucene_terms(keywords.query_terms(text), scopes, field)
+
+
+def lucene_terms(terms: Sequence[str], scopes: Sequence[str] | None = None,
+                 field: str = "text") -> str | None:
+    """`lucene_query` of words already taken from a query (`keywords.query_terms`)."""
+    if not terms:
         return None
     if field not in ("text", "context"):
         raise ValueError(f"no full-text field {field!r}")
-    terms = f"{field}:({' '.join(dict.fromkeys(kept))})"
+    words = f"{field}:({' '.join(dict.fromkeys(terms))})"
     if scopes is None:
-        return terms
+        return words
     keys = " ".join(scope_key(s) for s in dict.fromkeys(scopes))
-    return f"+scope_key:({keys})^0 +{terms}"
+    return f"+scope_key:({keys})^0 +{words}"
 
 
-def filters(given: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """Metadata filters as the recall queries take them; a key must be a plain name."""
-    out = []
-    for key, values in given.items():
-        if not META_KEY.fullmatch(key):
-            raise InputError(f"filter key {shown(key)} must be letters, digits or _",
-                             field="--filter")
-        out.append({"key": f"meta.{key}", "values": values})
-    return out
+@dataclass(frozen=True)
+class TextLists:
+    """Each full-text field's best `fetch` as {id, scope, bm25} (None where it was not
+    searched), and the round trips they took."""
+
+    text: list[dict[str, Any]] | None = None
+    context: list[dict[str, Any]] | None = None
+    trips: int = 0
+
+
+@dataclass(frozen=True)
+class Direct:
+    """The direct hits, best first, and the round trips they took."""
+
+    pool: list[rank.Candidate]
+    trips: int
 
 
 class TextSearch:
     """The full-text lists of one recall, asked before the query is embedded."""
 
-    def __init__(self, store: Store, query: str, scopes: list[str], common: dict[str, Any],
-                 plan: RecallPlan) -> None:
-        self.terms = keywords.query_terms(query)
-        searches = [{"list": f, "scope": s, "q": lucene_query(query, [s], field=f),
+    def __init__(self, store: Store, plan: RecallPlan) -> None:
+        searches = [{"list": f, "scope": s, "q": lucene_terms(plan.terms, [s], field=f),
                      "limit": plan.fetch}
-                    for f in plan.fields for s in dict.fromkeys(scopes)] if self.terms else []
-        self.params = {**common, "text_index": FULLTEXT_INDEX, "fetch": plan.fetch,
+                    for f in plan.fields for s in dict.fromkeys(plan.scopes)
+                    ] if plan.terms else []
+        self.params = {**plan.common(), "text_index": FULLTEXT_INDEX, "fetch": plan.fetch,
                        "small": keywords.SMALL_SCOPE, "searches": searches,
                        "own_indexes": True}
-        self.fields = plan.fields
+        self.plan = plan
         # The server finds them while the query embeds.
         self.pending = cast("Future[list[TextListRow]]", store.submit(
             "recall/text_lists", **self.params)) if searches else None
 
-    def lists(self, store: Store, profile: RecallProfile) -> dict[str, Any]:
-        """{"text": …, "context": …}: each field's best `fetch` as {id, scope, bm25}, or None
-        where it was not searched."""
+    def lists(self, store: Store) -> TextLists:
+        """The lists, once the server has them (asked again deeper where one came short)."""
         if self.pending is None:
-            return {"text": None, "context": None}
-        lists, trips = _text_lists(store, self.pending.result(), self.params, self.terms,
-                                   list(self.fields))
-        profile.round_trips += trips
-        return lists
+            return TextLists()
+        return _text_lists(store, self.pending.result(), self.params, self.plan)
 
 
-def direct(store: Store, query: str, vector: list[float] | None, lists: dict[str, Any],
-           finding: dict[str, Any], opts: RecallOptions, plan: RecallPlan,
-           scoring: rank.Scoring, profile: RecallProfile) -> list[rank.Candidate]:
-    """The direct hits of `query` (with the full-text `lists` of `TextSearch.lists`),
+def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
+           lists: TextLists) -> Direct:
+    """The direct hits of the plan's query (with the full-text `lists` of `TextSearch`),
     ranked by `rank.direct`, best `plan.pool_k` first."""
+    opts, finding = plan.opts, plan.finding()
     if opts.mode == "exact":
         exact = cast(list[CandidateRow], store.read(
-            "recall/exact", text=query, case_sensitive=opts.case_sensitive, **finding,
+            "recall/exact", text=plan.query, case_sensitive=opts.case_sensitive, **finding,
             k=plan.exact_k))
-        profile.round_trips += 1
-        return rank.direct([rank.Candidate.of(placed(r)) for r in exact], scoring,
-                           mode="exact", alpha=None, rrf_k=opts.fusion.rrf_k, context=False,
-                           fetch=plan.fetch, k=max(plan.pool_k, plan.k))
+        return Direct(rank.direct([rank.Candidate.of(placed(r)) for r in exact],
+                                  plan.scoring, mode="exact", alpha=None,
+                                  rrf_k=opts.fusion.rrf_k, context=False, fetch=plan.fetch,
+                                  k=max(plan.pool_k, plan.k)), 1)
     use_vector = vector if opts.mode in ("vector", "hybrid") else None
-    params = {**finding, "vector": use_vector, "lists": lists,
+    params = {**finding, "vector": use_vector,
+              "lists": {"text": lists.text, "context": lists.context},
               "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
               "fetch": plan.fetch, "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False,
               "scan_below": SCAN_BELOW, "own_indexes": True}
     if use_vector is None:
-        rows = cast(list[RetrieveRow], store.read("recall/retrieve", **params))
-        profile.round_trips += 1
+        rows, trips = cast(list[RetrieveRow], store.read("recall/retrieve", **params)), 1
     else:
-        key = (finding["scope"], tuple(opts.layers), tuple(opts.kinds or ()),
+        key = (plan.scope, tuple(opts.layers), tuple(opts.kinds or ()),
                repr(sorted(opts.filters.items())), tuple(opts.lifecycles()),
                opts.since, opts.until)
         rows, trips = vector_candidates(store, "recall/retrieve", params, key)
-        profile.round_trips += trips
     # Without a text list hybrid ranks by the vector alone; without a vector, by BM25.
-    mode = ("keyword" if use_vector is None else "vector" if lists["text"] is None
+    mode = ("keyword" if use_vector is None else "vector" if lists.text is None
             else opts.mode)
-    return rank.direct([rank.Candidate.of(placed(c)) for c in rows[0]["candidates"]],
-                       scoring, mode=mode, alpha=opts.fusion.alpha, rrf_k=opts.fusion.rrf_k,
-                       context=lists["context"] is not None, fetch=plan.fetch,
-                       k=plan.pool_k)
+    return Direct(rank.direct([rank.Candidate.of(placed(c)) for c in rows[0]["candidates"]],
+                              plan.scoring, mode=mode, alpha=opts.fusion.alpha,
+                              rrf_k=opts.fusion.rrf_k, context=lists.context is not None,
+                              fetch=plan.fetch, k=plan.pool_k), trips)
 
 
 def vector_candidates(store: Store, name: str, params: dict[str, Any],
@@ -222,18 +225,17 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
 
 
 def _text_lists(store: Store, rows: list[TextListRow], params: dict[str, Any],
-                terms: list[str], fields: list[str]) -> tuple[dict[str, Any], int]:
+                plan: RecallPlan) -> TextLists:
     """The full-text lists from `recall/text_lists`' rows (one per scope and field), each
     the best `fetch` of its field over every scope searched, as {id, scope, bm25}.
 
     A small scope's matches are scored by its own statistics (`keywords.bm25`). A big
     scope's search that came back short although Lucene gave all it was asked for
     (archived, private or other kinds crowding its top) is asked again as deep as its
-    pass rate says fills it (`deeper`), up to MAX_DEPTH x `fetch`. Returns the lists and
-    the round trips."""
+    pass rate says fills it (`deeper`), up to MAX_DEPTH x `fetch`."""
     fetch = params["fetch"]
     deepest, trips = fetch * MAX_DEPTH, 1
-    found: dict[str, list[dict[str, Any]]] = {f: [] for f in fields}
+    found: dict[str, list[dict[str, Any]]] = {f: [] for f in plan.fields}
     while rows:
         again = []
         for row in rows:
@@ -244,7 +246,7 @@ def _text_lists(store: Store, rows: list[TextListRow], params: dict[str, Any],
                                     and (not row["small"] or h["text"] is not None)]}
             if row["small"]:
                 texts = {h["id"]: h["text"] or "" for h in row["found"] if h["id"]}
-                scores = keywords.bm25(terms, texts, docs=row["docs"] or 0,
+                scores = keywords.bm25(plan.terms, texts, docs=row["docs"] or 0,
                                        chars=row["chars"] or 0,
                                        counts=store.kept.get(keywords.WordCounts))
                 found[row["list"]] += [{"id": i, "scope": row["scope"], "bm25": score}
@@ -261,7 +263,6 @@ def _text_lists(store: Store, rows: list[TextListRow], params: dict[str, Any],
         params = {**params, "searches": again}
         rows = cast(list[TextListRow], store.read("recall/text_lists", **params))
         trips += 1
-    lists: dict[str, Any] = {"text": None, "context": None}
-    for field, hits in found.items():
-        lists[field] = sorted(hits, key=lambda h: (-h["bm25"], h["scope"], h["id"]))[:fetch]
-    return lists, trips
+    best = {field: sorted(hits, key=lambda h: (-h["bm25"], h["scope"], h["id"]))[:fetch]
+            for field, hits in found.items()}
+    return TextLists(text=best.get("text"), context=best.get("context"), trips=trips)

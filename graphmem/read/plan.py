@@ -1,11 +1,19 @@
-"""How big each list of one recall is: a pure, frozen plan made from its options before
-anything is read (docs/architecture.md, "The read path")."""
+"""What one recall reads, decided before anything is read: a pure, frozen plan made from
+the query and its options (docs/architecture.md, "The read path"). Every stage takes it
+and returns its own result with its round trips; none works a flag out again."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
+from graphmem.embedding.models import Model
+from graphmem.errors import InputError
 from graphmem.options import RecallOptions
+from graphmem.read import keywords, rank
+from graphmem.types import META_KEY
+from graphmem.write.gates import shown
 
 #: Exact recall ranks the newest this many matches (every match is equally relevant).
 EXACT_DEPTH = 1000
@@ -13,8 +21,15 @@ EXACT_DEPTH = 1000
 
 @dataclass(frozen=True)
 class RecallPlan:
-    """The sizes of one recall, each from one rule (`of`)."""
+    """One recall: its query and terms, where it reads, the sizes of its lists (each from
+    one rule, `of`), and how it scores and spreads."""
 
+    query: str
+    #: The query's words as the full-text lists and BM25 take them (tokenised once).
+    terms: tuple[str, ...]
+    opts: RecallOptions
+    #: The caller's scope, then the layers mounted under it.
+    scopes: tuple[str, ...]
     #: What the answer ranks before diversity picks `top_k` of it.
     k: int
     #: How long each candidate list is (vector, full-text, context).
@@ -32,10 +47,14 @@ class RecallPlan:
     with_turns: bool
     #: The full-text fields searched: memory text, and a turn's context in hybrid.
     fields: tuple[str, ...]
+    scoring: rank.Scoring
+    spreading: rank.Spreading
 
     @classmethod
-    def of(cls, opts: RecallOptions) -> RecallPlan:
-        """The plan of a recall with `opts`."""
+    def of(cls, opts: RecallOptions, query: str, *, scope: str, now: datetime,
+           model: Model) -> RecallPlan:
+        """The plan of recalling `query` in `scope` at `now` with `opts`, scored with the
+        embedding `model`'s numbers."""
         with_turns = opts.context.turn_weight > 0
         # Diversity picks from a deeper ranking than it returns.
         k = opts.top_k * opts.association.pool_factor if opts.diverse else opts.top_k
@@ -45,8 +64,51 @@ class RecallPlan:
         fields = (("text",) if opts.mode in ("keyword", "hybrid") else ()) + (
             ("context",) if opts.mode == "hybrid" and opts.context.enabled
             and opts.fusion.alpha is None else ())
-        return cls(k=k, fetch=fetch, pool_k=pool_k,
+        a = opts.association
+        return cls(query=query, terms=tuple(keywords.query_terms(query)), opts=opts,
+                   scopes=(scope, *opts.layers), k=k, fetch=fetch, pool_k=pool_k,
                    answer_k=max(pool_k, k) if with_turns else k,
                    exact_k=max(pool_k, k, EXACT_DEPTH),
                    needs_vector=opts.mode in ("vector", "hybrid") or opts.hops > 0,
-                   with_turns=with_turns, fields=fields)
+                   with_turns=with_turns, fields=fields,
+                   scoring=rank.Scoring(
+                       scope=scope, now=now, decay=opts.decay,
+                       temporal=opts.fusion.temporal_weight,
+                       layer_factor=opts.fusion.layer_factor,
+                       use_weight=opts.feedback.use_weight, floor=model.cosine_floor,
+                       dense=model.dense_weight),
+                   spreading=rank.Spreading(
+                       seeds=a.seeds, hops=opts.hops, width=a.width, beta=a.weight,
+                       link_tau=a.link_tau_days, entity_weight=a.entity_weight,
+                       hop_decay=a.hop_decay, mention_weight=a.mention_weight,
+                       subject_weight=a.subject_weight, floor=model.cosine_floor))
+
+    @property
+    def scope(self) -> str:
+        """The caller's scope."""
+        return self.scopes[0]
+
+    def common(self) -> dict[str, Any]:
+        """The parameters every recall query takes: where it reads, and which memories
+        pass."""
+        o = self.opts
+        return {"scope": self.scope, "layers": o.layers, "lifecycles": o.lifecycles(),
+                "kinds": o.kinds, "filters": filters(o.filters), "since": o.since,
+                "until": o.until, "turns": self.with_turns}
+
+    def finding(self) -> dict[str, Any]:
+        """`common()` for the direct hits' query: association's query reads each ranked
+        memory's neighbours in its session for the pool it is given, so the candidates
+        carry them only without it."""
+        return {**self.common(), "turns": self.with_turns and self.opts.hops == 0}
+
+
+def filters(given: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Metadata filters as the recall queries take them; a key must be a plain name."""
+    out = []
+    for key, values in given.items():
+        if not META_KEY.fullmatch(key):
+            raise InputError(f"filter key {shown(key)} must be letters, digits or _",
+                             field="--filter")
+        out.append({"key": f"meta.{key}", "values": values})
+    return out

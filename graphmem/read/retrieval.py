@@ -1,7 +1,8 @@
 """The read path, end to end: a query becomes ranked memories in five stages, each in its
 own module (docs/architecture.md, "The read path"). Cypher finds; Python decides.
 
-  plan          `plan.RecallPlan`: every list's size, from the options alone
+  plan          `plan.RecallPlan`: the query's terms, every list's size, the flags, the
+                scoring and spreading settings, from the query and options alone
   candidates    `candidates`: full-text lists (asked while the query embeds), the vector
                 list (index or scan) and each hit's facts; ranked by `rank.direct`
   association   `association`: the graph around the best hits and what the query names,
@@ -9,7 +10,10 @@ own module (docs/architecture.md, "The read path"). Cypher finds; Python decides
   answer        `answer`: conversation order (`turns.rerank`), what the answer shows,
                 type budgets
 
-Every recall reports where its time went and its round trips (`RecallResult.profile`).
+Each stage takes the plan and what the one before returned, and returns a typed value
+with its round trips (`TextLists`, `Direct`, `Associated`, `Answered`); this module adds
+them up, so every recall reports where its time went and its round trips
+(`RecallResult.profile`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from __future__ import annotations
 import math
 import time
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 
@@ -39,49 +42,36 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
     """The memories of `scope` (and mounted layers) that best answer `query`, best first;
     `extractor` finds the entities the query names (none without it)."""
     opts = options or RecallOptions()
-    now = as_utc(now)
     _check(query)
-    plan = RecallPlan.of(opts)
+    plan = RecallPlan.of(opts, query, scope=scope, now=as_utc(now),
+                         model=models.numbers(embedder.name))
     if plan.needs_vector:
         embedder.warm()  # the clock below measures the query's embedding, not model loading
     started = time.perf_counter()
     lap, profile = _Laps(started), RecallProfile()
-    scopes = [scope, *opts.layers]
-    common = _common(scope, opts)
-    texts = candidates.TextSearch(store, query, scopes, common, plan)
+    texts = candidates.TextSearch(store, plan)
     vector = embedder.embed_query(query).tolist() if plan.needs_vector else None
     profile.embed_ms = lap()
-    named = (association.query_entities(extractor, query, now, scopes)
-             if opts.hops > 0 else [])
-    model = models.numbers(embedder.name)
-    scoring = rank.Scoring(scope=scope, now=now, decay=opts.decay,
-                           temporal=opts.fusion.temporal_weight,
-                           layer_factor=opts.fusion.layer_factor,
-                           use_weight=opts.feedback.use_weight, floor=model.cosine_floor,
-                           dense=model.dense_weight)
-    # Conversation order needs each ranked memory's neighbours: association's query reads
-    # them for the pool it is given, so the candidates carry them only without it.
-    finding = {**common, "turns": plan.with_turns and opts.hops == 0}
-    lists = texts.lists(store, profile)
+    named = (association.query_entities(extractor, query, plan.scoring.now,
+                                        list(plan.scopes)) if opts.hops > 0 else [])
+    lists = texts.lists(store)
     profile.text_ms = lap()
-    pool = candidates.direct(store, query, vector, lists, finding, opts, plan, scoring,
-                             profile)
+    direct = candidates.direct(store, plan, vector, lists)
     profile.candidates_ms = lap()
     if opts.hops > 0:
         # Keyword recall weighs what association reaches by links alone, as it ranks by
         # words alone; the other modes by each memory's closeness to the query too.
         closeness = None if opts.mode == "keyword" else vector
-        ranked, trips = association.associate(
-            store, pool, {**common, "hub_limit": opts.association.hub_limit}, closeness,
-            named, scoring, association.spreading(opts, model.cosine_floor), plan.answer_k)
-        profile.round_trips += trips
+        associated = association.associate(store, plan, direct.pool, closeness, named)
     else:
-        ranked = [rank.Ranked(memory=c.memory, score=c.score, candidate=c) for c in pool]
+        associated = association.Associated(
+            [rank.Ranked(memory=c.memory, score=c.score, candidate=c) for c in direct.pool], 0)
     profile.associate_ms = lap()
-    hits = answer.answer(store, ranked, opts, plan, scoring, profile)
+    answered = answer.answer(store, plan, associated.ranked)
     profile.turns_ms = lap()
+    profile.round_trips = lists.trips + direct.trips + associated.trips + answered.trips
     took = (time.perf_counter() - started) * 1000
-    return RecallResult(query=query, mode=opts.mode, scope=scope, hits=hits,
+    return RecallResult(query=query, mode=opts.mode, scope=scope, hits=answered.hits,
                         took_ms=round(took, 2), profile=profile)
 
 
@@ -94,14 +84,6 @@ def _check(query: str) -> None:
                          f"{MAX_QUERY_CHARS}", field="query")
 
 
-def _common(scope: str, opts: RecallOptions) -> dict[str, Any]:
-    """The parameters every recall query takes: where it reads, and which memories pass."""
-    return {"scope": scope, "layers": opts.layers, "lifecycles": opts.lifecycles(),
-            "kinds": opts.kinds, "filters": candidates.filters(opts.filters),
-            "since": opts.since, "until": opts.until,
-            "turns": opts.context.turn_weight > 0}
-
-
 def plan_ahead(store: Store, dimensions: int) -> None:
     """Have the server plan the default recall's queries now, so that the first recall
     after it starts does not wait for that (seconds on a server just started:
@@ -109,13 +91,14 @@ def plan_ahead(store: Store, dimensions: int) -> None:
     types, a string's or list's size counted by its order of magnitude: each query runs
     with parameters of the types a default recall passes, for scope names of the common
     lengths, over scopes no one can hold (nothing is found, nothing is written)."""
-    query = _Planning(dimensions)
+    query, text = _Planning(dimensions), "what recall plans ahead"
     opts = RecallOptions()
     for scope in PLANNING_SCOPES:
-        recall(store, query, "what recall plans ahead", scope=scope, now=utcnow(),
-               options=opts)
+        recall(store, query, text, scope=scope, now=utcnow(), options=opts)
         # Finding nothing ends a recall before association and its answer: asked apart.
-        association.expand(store, {}, {**_common(scope, opts),
+        plan = RecallPlan.of(opts, text, scope=scope, now=utcnow(),
+                             model=models.numbers(query.name))
+        association.expand(store, {}, {**plan.common(),
                                        "hub_limit": opts.association.hub_limit},
                            query.embed_query("").tolist(), [], [],
                            second_within=opts.association.width)

@@ -8,13 +8,19 @@ import threading
 
 import pytest
 
+from graphmem.clock import utcnow
+from graphmem.embedding.models import MINILM
 from graphmem.options import RecallOptions
 from graphmem.read.candidates import DEPTH_REUSE, MARGIN, DepthCache, deeper
 from graphmem.read.plan import EXACT_DEPTH, RecallPlan
 
 
+def _plan(opts: RecallOptions, query: str = "who runs the shelter") -> RecallPlan:
+    return RecallPlan.of(opts, query, scope="s", now=utcnow(), model=MINILM)
+
+
 def test_a_plain_recall_ranks_what_it_answers() -> None:
-    plan = RecallPlan.of(RecallOptions(top_k=5, hops=0, turn_weight=0.0))
+    plan = _plan(RecallOptions(top_k=5, hops=0, turn_weight=0.0))
     assert (plan.k, plan.pool_k, plan.answer_k) == (5, 5, 5)
     assert plan.fetch == RecallOptions().fusion.candidates
     assert not plan.with_turns
@@ -22,40 +28,40 @@ def test_a_plain_recall_ranks_what_it_answers() -> None:
 
 def test_association_ranks_a_deeper_pool_capped_by_the_lists() -> None:
     opts = RecallOptions(top_k=5, hops=1, turn_weight=0.0)
-    plan = RecallPlan.of(opts)
+    plan = _plan(opts)
     assert plan.pool_k == min(plan.fetch, 5 * opts.association.pool_factor)
     assert plan.answer_k == 5 and plan.needs_vector
 
 
 def test_conversation_order_reorders_the_whole_pool() -> None:
-    plan = RecallPlan.of(RecallOptions(top_k=5, hops=1, turn_weight=0.3))
+    plan = _plan(RecallOptions(top_k=5, hops=1, turn_weight=0.3))
     assert plan.with_turns and plan.answer_k == max(plan.pool_k, plan.k) > 5
 
 
 def test_diversity_picks_from_a_deeper_ranking() -> None:
     opts = RecallOptions(top_k=4, diverse=True, hops=0, turn_weight=0.0)
-    assert RecallPlan.of(opts).k == 4 * opts.association.pool_factor
+    assert _plan(opts).k == 4 * opts.association.pool_factor
 
 
 def test_a_top_k_past_the_candidates_fetches_that_many() -> None:
-    assert RecallPlan.of(RecallOptions(top_k=500)).fetch == 500
+    assert _plan(RecallOptions(top_k=500)).fetch == 500
 
 
 @pytest.mark.parametrize(("mode", "fields", "vector"), [
     ("hybrid", ("text", "context"), True), ("keyword", ("text",), False),
     ("vector", (), True), ("exact", (), False)])
 def test_each_mode_searches_its_lists(mode: str, fields: tuple[str, ...], vector: bool) -> None:
-    plan = RecallPlan.of(RecallOptions(mode=mode, hops=0))
+    plan = _plan(RecallOptions(mode=mode, hops=0))
     assert plan.fields == fields and plan.needs_vector is vector
     assert plan.exact_k >= EXACT_DEPTH
 
 
 def test_association_embeds_the_query_in_keyword_mode_too() -> None:
-    assert RecallPlan.of(RecallOptions(mode="keyword", hops=1)).needs_vector
+    assert _plan(RecallOptions(mode="keyword", hops=1)).needs_vector
 
 
 def test_an_alpha_blend_searches_no_context() -> None:
-    assert RecallPlan.of(RecallOptions(mode="hybrid", alpha=0.5)).fields == ("text",)
+    assert _plan(RecallOptions(mode="hybrid", alpha=0.5)).fields == ("text",)
 
 
 def test_deeper_asks_as_deep_as_the_pass_rate_fills_with_a_margin() -> None:
@@ -106,3 +112,14 @@ def test_the_depth_cache_holds_under_threads() -> None:
     finally:
         sys.setswitchinterval(switch)
     assert errors == [] and len(cache.items()) <= 500
+
+
+def test_the_query_is_tokenised_once_and_every_stage_reads_the_same_flags() -> None:
+    opts = RecallOptions(top_k=5, hops=0, turn_weight=0.3, layers=["shared"])
+    plan = _plan(opts, "Who runs the Maple shelter? The shelter")
+    assert plan.terms == ("runs", "maple", "shelter") and plan.scopes == ("s", "shared")
+    # Without association the candidates read each hit's turns; with it, association does.
+    assert plan.common()["turns"] and plan.finding()["turns"]
+    assert not _plan(RecallOptions(hops=1, turn_weight=0.3)).finding()["turns"]
+    assert not _plan(RecallOptions(turn_weight=0.0)).common()["turns"]
+    assert plan.scoring.floor == plan.spreading.floor == MINILM.cosine_floor
