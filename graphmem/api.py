@@ -39,6 +39,7 @@ from graphmem.types import (
     RecallResult,
     WriteReport,
 )
+from graphmem.verbs import ContextArgs, EntitiesArgs, SessionArgs
 from graphmem.vocabulary import CONTEXT_TOKENS, CONTEXT_TOP, ENTITIES, SESSION_TURNS
 from graphmem.write import formats, runs
 from graphmem.write.records import Collector
@@ -143,8 +144,9 @@ class GraphMem:
                 max_tokens: int = CONTEXT_TOKENS) -> Context:
         """L0 (counts per kind) and L1 (the best memories, type-budgeted, under
         `max_tokens`), ready for an agent's system prompt."""
-        return context.build(self._core.store, self._core.scope(scope), self.now(), top=top,
-                             max_tokens=max_tokens)
+        args = ContextArgs.check(top=top, max_tokens=max_tokens)
+        return context.build(self._core.store, self._core.scope(scope), self.now(),
+                             top=args.top, max_tokens=args.max_tokens)
 
     def get(self, ids: Sequence[str] | None = None, *, meta: tuple[str, Any] | None = None,
             scope: str | None = None, limit: int = 100) -> list[MemoryOut]:
@@ -173,12 +175,14 @@ class GraphMem:
                       last: int = SESSION_TURNS) -> list[MemoryOut]:
         """The last `last` turns of a session (default: the configured one), in order."""
         return find.session_turns(self._core.store, self._core.scope(scope),
-                                  session or self.settings.session or "", last)
+                                  session or self.settings.session or "",
+                                  SessionArgs.check(last=last).last)
 
     def entities(self, *, scope: str | None = None,
                  limit: int = ENTITIES) -> list[EntityOut]:
         """What a scope's memories name, those named by most memories first."""
-        return find.entities(self._core.store, self._core.scope(scope), limit)
+        return find.entities(self._core.store, self._core.scope(scope),
+                             EntitiesArgs.check(limit=limit).limit)
 
     def scopes(self, prefix: str = "") -> list[str]:
         """The scopes whose names start with `prefix` that hold a live memory, sorted."""

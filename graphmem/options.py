@@ -5,7 +5,7 @@ gives into one of them, or into one InputError naming the field."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypedDict, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -26,11 +26,22 @@ from graphmem.settings import (
     check_scope,
 )
 from graphmem.types import SESSION_NAME, canonical_kind
-from graphmem.vocabulary import HUB_LIMIT, LINK_TAU_DAYS, MAX_TOP_K, TOP_K, VISIBILITIES
+from graphmem.vocabulary import (
+    HUB_LIMIT,
+    KIND_ALIASES,
+    KINDS,
+    LINK_TAU_DAYS,
+    MAX_TOP_K,
+    TOP_K,
+    VISIBILITIES,
+)
 from graphmem.write.gates import secret_reason, shown
 
 MAX_HOPS = 2
 MODES = ("hybrid", "vector", "keyword", "exact")
+Mode = Literal["hybrid", "vector", "keyword", "exact"]
+#: A kind, or an alias every door takes (fact, rule, …: graphmem.vocabulary.KIND_ALIASES).
+KindOrAlias = Literal[(*KINDS, *KIND_ALIASES)]  # type: ignore[valid-type]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -216,21 +227,27 @@ class RecallOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    mode: str = "hybrid"
-    top_k: int = TOP_K
-    hops: int = 2
-    kinds: list[str] | None = None
+    # What a door shows of each (its help, bounds and choices) is declared here, once
+    # (graphmem.verbs).
+    mode: Mode = Field("hybrid", description="hybrid (default) unless you need exact words.")
+    top_k: int = Field(TOP_K, ge=1, le=MAX_TOP_K, description="How many memories.")
+    hops: int = Field(2, ge=0, le=MAX_HOPS,
+                      description="Association depth, 0-2 (0 turns it off).")
+    kinds: list[KindOrAlias] | None = Field(None, description="Only these kinds.")
     filters: dict[str, list[Any]] = {}
-    include_shadowed: bool = False
-    include_archived: bool = False
-    case_sensitive: bool = False
+    include_shadowed: bool = Field(
+        False, description="Also memories a newer version shadows.")
+    include_archived: bool = Field(False, description="Also archived memories.")
+    case_sensitive: bool = Field(False, description="Exact mode: match case.")
     layers: list[str] = []
     #: Only memories written in [since, until) (their created_at), e.g. "last week".
-    since: datetime | None = None
-    until: datetime | None = None
-    #: Type budgets over the answer: semantic 40 %, episodic 25 %,
-    #: procedural 20 %, heuristic and core 15 %; unused shares go to the best of any kind.
-    diverse: bool = False
+    since: datetime | None = Field(
+        None, description="Only memories written at or after this ISO-8601 time.")
+    until: datetime | None = Field(
+        None, description="Only memories written before this ISO-8601 time.")
+    diverse: bool = Field(False, description=(
+        "Mix kinds: semantic 40 %, episodic 25 %, procedural 20 %, heuristic and core 15 % "
+        "of the hits (unused shares go to the best of any kind)."))
     decay: dict[str, Curve] = Field(default_factory=lambda: dict(DEFAULT_CURVES))
     fusion: Fusion = Fusion()
     association: Association = Association()
@@ -267,31 +284,20 @@ class RecallOptions(BaseModel):
             out[group] = {**base, **knobs}
         return out
 
-    @field_validator("mode")
+    @field_validator("mode", mode="before")
     @classmethod
-    def _mode(cls, value: str) -> str:
-        if value not in MODES:
+    def _mode(cls, value: Any) -> Any:
+        if isinstance(value, str) and value not in MODES:
             raise ValueError(f"unknown mode {shown(value)} (one of {', '.join(MODES)})")
         return value
 
-    @field_validator("top_k")
+    @field_validator("kinds", mode="before")
     @classmethod
-    def _top_k(cls, value: int) -> int:
-        if not 1 <= value <= MAX_TOP_K:
-            raise ValueError(f"top-k must be between 1 and {MAX_TOP_K}, got {value}")
+    def _kinds(cls, value: Any) -> Any:
+        # An alias becomes its kind; an unknown kind is named with the choices.
+        if isinstance(value, list | tuple):
+            return [canonical_kind(k) if isinstance(k, str) else k for k in value]
         return value
-
-    @field_validator("hops")
-    @classmethod
-    def _hops(cls, value: int) -> int:
-        if not 0 <= value <= MAX_HOPS:
-            raise ValueError(f"hops must be between 0 and {MAX_HOPS}, got {value}")
-        return value
-
-    @field_validator("kinds")
-    @classmethod
-    def _kinds(cls, value: list[str] | None) -> list[str] | None:
-        return None if value is None else [canonical_kind(k) for k in value]
 
     @field_validator("layers")
     @classmethod

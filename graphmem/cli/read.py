@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
+from graphmem import verbs
 from graphmem.cli.output import (
     JsonOpt,
     NowOpt,
     ScopeOpt,
+    declared,
     emit,
     handled,
     open_memory,
@@ -21,11 +23,16 @@ from graphmem.cli.output import (
     say,
 )
 from graphmem.errors import InputError, NotFoundError
-from graphmem.vocabulary import CONTEXT_TOKENS, CONTEXT_TOP, TOP_K
+from graphmem.options import RecallOptions
+from graphmem.verbs import ContextArgs
 from graphmem.write.gates import shown
 
 if TYPE_CHECKING:
     from graphmem.types import RecallResult
+
+#: What `recall` takes of RecallOptions, each as RecallOptions declares it.
+RECALLED = ("top_k", "mode", "hops", "kinds", "include_shadowed", "include_archived",
+            "case_sensitive", "since", "until", "diverse")
 
 
 @handled
@@ -70,39 +77,26 @@ def get(
 
 
 @handled
+@verbs.declared(declared(RecallOptions, RECALLED, flags={
+    "top_k": ("--top-k", "-k"), "kinds": ("--kind",)}, types={
+    "mode": str, "kinds": list[str] | None, "since": str | None, "until": str | None}))
 def recall(
     query: Annotated[str, typer.Argument(help="What to recall, in plain words.")],
-    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many hits.")] = TOP_K,
-    mode: Annotated[str, typer.Option(help="hybrid, vector, keyword or exact.")] = "hybrid",
     alpha: Annotated[float | None, typer.Option(
         help="Hybrid: alpha * cosine + (1 - alpha) * BM25 instead of rank fusion.")] = None,
-    hops: Annotated[int, typer.Option(
-        help="Associative expansion depth, 0-2 (0 turns it off).")] = 2,
-    kind: Annotated[list[str] | None, typer.Option(
-        "--kind", help="Only these kinds (repeatable).")] = None,
     filters: Annotated[list[str] | None, typer.Option(
         "--filter", help="Only memories whose metadata key has this value, e.g. "
         "speaker=Caroline (repeatable).")] = None,
     layer: Annotated[list[str] | None, typer.Option(
         "--layer", help="Also read this scope's public memories, scored x 0.8 "
         "(repeatable).")] = None,
-    include_shadowed: Annotated[bool, typer.Option("--include-shadowed")] = False,
-    include_archived: Annotated[bool, typer.Option("--include-archived")] = False,
-    case_sensitive: Annotated[bool, typer.Option(
-        "--case-sensitive", help="Exact mode: match case.")] = False,
-    since: Annotated[str | None, typer.Option(
-        help="Only memories written at or after this ISO-8601 date-time.")] = None,
-    until: Annotated[str | None, typer.Option(
-        help="Only memories written before this ISO-8601 date-time.")] = None,
-    diverse: Annotated[bool, typer.Option(
-        "--diverse", help="Type budgets: semantic 40 %, episodic 25 %, procedural 20 %, "
-        "heuristic and core 15 % of the hits.")] = False,
     no_reinforce: Annotated[bool, typer.Option(
         "--no-reinforce", help="Leave stability, access counts and links as they are.")
     ] = False,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
+    **options: Any,
 ) -> None:
     """Recall the memories that best answer QUERY, best first, with what association
     adds to them."""
@@ -115,28 +109,25 @@ def recall(
         with contextlib.suppress(ValueError):  # "3" also matches the number 3
             wanted[key].append(json.loads(value))
     with open_memory(scope, now, embeds=True) as mem:
+        dates = {k: parse_now(options[k], f"--{k}") for k in ("since", "until")}
         result = mem.recall(
-            query, top_k=top_k, mode=mode, alpha=alpha, hops=hops, kinds=kind or None,
-            filters=wanted, layers=layer or [], include_shadowed=include_shadowed,
-            include_archived=include_archived, case_sensitive=case_sensitive,
-            since=parse_now(since, "--since"), until=parse_now(until, "--until"),
-            diverse=diverse, reinforce=not no_reinforce)
+            query, **{**options, **dates, "kinds": options["kinds"] or None}, alpha=alpha,
+            filters=wanted, layers=layer or [], reinforce=not no_reinforce)
     emit(result, as_json, lambda c: render_hits(c, result))
 
 
 @handled
+@verbs.declared(declared(ContextArgs, ("top", "max_tokens")))
 def context_cmd(
-    top: Annotated[int, typer.Option(help="At most this many memories (L1).")] = CONTEXT_TOP,
-    max_tokens: Annotated[int, typer.Option(help="Token budget of the block.")
-                          ] = CONTEXT_TOKENS,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
+    **args: Any,
 ) -> None:
     """Print L0 (counts per kind) and L1 (the best memories under a token budget), ready
     to paste into an agent's system prompt."""
     with open_memory(scope, now) as mem:
-        ctx = mem.context(top=top, max_tokens=max_tokens)
+        ctx = mem.context(**args)
     emit(ctx.model_dump() | {"text": ctx.text}, as_json,
          lambda c: c.print(ctx.text, markup=False, highlight=False))
 

@@ -9,7 +9,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Literal, NamedTuple, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
@@ -18,26 +18,19 @@ from pydantic import Field, ValidationError
 from graphmem import grants
 from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, invalid
+from graphmem.options import KindOrAlias as Kind
+from graphmem.options import RecallOptions
 from graphmem.types import MAX_QUERY_CHARS, Hit, MemoryOut
+from graphmem.verbs import ContextArgs, EntitiesArgs, SessionArgs, declared, parameter
 from graphmem.vocabulary import (
     AGENT_KIND,
     AGENT_SOURCE,
-    CONTEXT_TOKENS,
-    ENTITIES,
-    KIND_ALIASES,
-    KINDS,
-    MAX_CONTEXT_TOKENS,
-    MAX_LISTED,
-    MAX_TOP_K,
-    MIN_CONTEXT_TOKENS,
-    SESSION_TURNS,
-    TOP_K,
 )
 
 T = TypeVar("T")
 
-#: A kind, or an alias every door takes (fact, rule, …: graphmem.vocabulary.KIND_ALIASES).
-Kind = Literal[(*KINDS, *KIND_ALIASES)]  # type: ignore[valid-type]
+#: What memory_recall takes of RecallOptions, each as RecallOptions declares it.
+RECALLED = ("top_k", "mode", "kinds", "hops", "diverse", "since", "until")
 
 
 def _call(fn: Callable[[], T]) -> T:
@@ -169,32 +162,20 @@ class Tools:
                                                  session=where.session, source="<mcp>"))
         return report.model_dump(mode="json")
 
+    @declared({name: parameter(RecallOptions, name) for name in RECALLED})
     def memory_recall(
         self,
         query: Annotated[str, Field(max_length=MAX_QUERY_CHARS,
                                     description="What you want to know, in plain words.")],
-        top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="How many memories.")
-                         ] = TOP_K,
-        mode: Annotated[Literal["hybrid", "vector", "keyword", "exact"], Field(
-            description="hybrid (default) unless you need exact words.")] = "hybrid",
-        kinds: Annotated[list[Kind] | None, Field(description="Only these kinds.")] = None,
-        hops: Annotated[int, Field(ge=0, le=2, description="Association depth.")] = 2,
-        diverse: Annotated[bool, Field(description="Mix kinds (facts, events, procedures, "
-                                       "rules) instead of the best of one kind.")] = False,
-        since: Annotated[datetime | None, Field(
-            description="Only memories written at or after this ISO-8601 time.")] = None,
-        until: Annotated[datetime | None, Field(
-            description="Only memories written before this ISO-8601 time.")] = None,
         details: Annotated[bool, Field(
             description="Each hit's score parts and association path in full.")] = False,
+        **options: Any,
     ) -> dict[str, Any]:
         """The memories that best answer the query, best first: each one's id, text,
         kind, score, when it was written and why it was found (the query's meaning or
         words, or the association that reached it); `details` adds the score's parts."""
         scope = self.here().scope
-        result = _call(lambda: self.mem.recall(query, scope=scope, top_k=top_k, mode=mode,
-                                               kinds=kinds, hops=hops, diverse=diverse,
-                                               since=since, until=until))
+        result = _call(lambda: self.mem.recall(query, scope=scope, **options))
         if details:
             return result.model_dump(mode="json")
         return {"query": result.query, "hits": [_compact(h) for h in result.hits]}
@@ -240,40 +221,34 @@ class Tools:
         return _call(lambda: self.mem.feedback(memory_id, used=used, scope=where.scope)
                      ).model_dump(mode="json")
 
-    def memory_context(
-        self,
-        max_tokens: Annotated[int, Field(ge=MIN_CONTEXT_TOKENS, le=MAX_CONTEXT_TOKENS,
-                                         description="Budget of the block.")] = CONTEXT_TOKENS,
-    ) -> str:
+    @declared({"max_tokens": parameter(ContextArgs, "max_tokens")})
+    def memory_context(self, **args: Any) -> str:
         """What you know, in brief: counts per kind and the most important memories, to
         read at the start of a task."""
         scope = self.here().scope
-        return _call(lambda: self.mem.context(scope=scope, max_tokens=max_tokens)).text
+        return _call(lambda: self.mem.context(scope=scope, **args)).text
 
+    @declared({"last": parameter(SessionArgs, "last")})
     def memory_session(
         self,
         session: Annotated[str | None, Field(
             description="The conversation or run (default: this connection's).")] = None,
-        last: Annotated[int, Field(ge=1, le=MAX_LISTED, description="How many turns.")
-                        ] = SESSION_TURNS,
         ctx: Context | None = None,
+        **args: Any,
     ) -> list[dict[str, Any]]:
         """A conversation's last turns in the order they were said, to pick it up again."""
         where = self.here(ctx)
         turns = _call(lambda: self.mem.session_turns(session or where.session,
-                                                     scope=where.scope, last=last))
+                                                     scope=where.scope, **args))
         return [_brief(m) for m in turns]
 
-    def memory_entities(
-        self,
-        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, description="How many.")
-                         ] = ENTITIES,
-    ) -> list[dict[str, Any]]:
+    @declared({"limit": parameter(EntitiesArgs, "limit")})
+    def memory_entities(self, **args: Any) -> list[dict[str, Any]]:
         """What your memories name (people, places, files, titles…), most mentioned
         first: the handles to recall by."""
         scope = self.here().scope
         return [e.model_dump(mode="json")
-                for e in _call(lambda: self.mem.entities(scope=scope, limit=limit))]
+                for e in _call(lambda: self.mem.entities(scope=scope, **args))]
 
     def memory_links(
         self,

@@ -11,15 +11,11 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.read import budgets
 from graphmem.vocabulary import (
     CONTEXT_TOKENS,
     CONTEXT_TOP,
-    MAX_CONTEXT_TOKENS,
-    MAX_CONTEXT_TOP,
-    MIN_CONTEXT_TOKENS,
 )
 
 LETTERS = {"semantic": "S", "episodic": "E", "procedural": "P", "heuristic": "H",
@@ -65,12 +61,8 @@ def line_for(kind: str, text: str) -> str:
 
 def build(store: Store, scope: str, now: datetime, *, top: int = CONTEXT_TOP,
           max_tokens: int = CONTEXT_TOKENS) -> Context:
-    """L0 and L1 of `scope` at `now`: at most `top` memories within `max_tokens`."""
-    if not 1 <= top <= MAX_CONTEXT_TOP:
-        raise InputError(f"top must be 1-{MAX_CONTEXT_TOP}, got {top}", field="top")
-    if not MIN_CONTEXT_TOKENS <= max_tokens <= MAX_CONTEXT_TOKENS:
-        raise InputError(f"max-tokens must be {MIN_CONTEXT_TOKENS}-{MAX_CONTEXT_TOKENS}, "
-                         f"got {max_tokens}", field="max_tokens")
+    """L0 and L1 of `scope` at `now`: at most `top` memories within `max_tokens` (held to
+    their bounds by the facade, `verbs.ContextArgs`)."""
     counts = {r["kind"]: r["memories"] for r in store.read("context/kind_counts", scope=scope)}
     total = sum(counts.values())
     parts = ", ".join(f"{n} {kind}" for kind, n in counts.items())

@@ -12,7 +12,6 @@ from graphmem.errors import InputError, whole_text
 from graphmem.graph.store import Store
 from graphmem.read.rows import to_memories
 from graphmem.types import META_KEY, SESSION_NAME, EntityOut, Link, MemoryOut
-from graphmem.vocabulary import MAX_LISTED
 from graphmem.write.gates import shown
 
 
@@ -64,8 +63,6 @@ def session_turns(store: Store, scope: str, session: str, last: int) -> list[Mem
     if not session or not SESSION_NAME.fullmatch(session):
         raise InputError("name the session (up to 200 characters, no # or line break)",
                          field="session")
-    if not 1 <= last <= MAX_LISTED:
-        raise InputError(f"last must be 1-{MAX_LISTED}, got {last}", field="last")
     rows = store.read("explore/session_turns", scope=scope, session=f"{scope}#{session}",
                       last=last)
     return to_memories(rows)
@@ -73,8 +70,6 @@ def session_turns(store: Store, scope: str, session: str, last: int) -> list[Mem
 
 def entities(store: Store, scope: str, limit: int) -> list[EntityOut]:
     """What `scope`'s memories name, those named by most memories first."""
-    if not 1 <= limit <= MAX_LISTED:
-        raise InputError(f"limit must be 1-{MAX_LISTED}, got {limit}", field="limit")
     return [EntityOut(**r) for r in store.read("explore/entities", scope=scope, limit=limit)]
 
 

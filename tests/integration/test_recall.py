@@ -100,8 +100,8 @@ def test_recent_wins_among_equals_but_old_is_not_buried(mem: GraphMem) -> None:
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"mode": "fuzzy"}, "unknown mode"),
-    ({"top_k": 0}, "top-k"),
-    ({"top_k": 10**6}, "top-k"),
+    ({"top_k": 0}, "top_k.*greater than or equal to 1"),
+    ({"top_k": 10**6}, "top_k.*less than or equal to 1000"),
     ({"hops": 9}, "hops"),
     ({"kinds": ["gossip"]}, "unknown kind"),
     ({"alpha": 2.0}, "less than or equal to 1"),

@@ -115,7 +115,7 @@ def test_recall_stays_in_its_scope_even_when_others_crowd_the_index(mem: GraphMe
 
 @pytest.mark.parametrize(("query", "top_k", "mode", "message"), [
     ("   ", 5, "vector", "query is empty"),
-    ("x", 0, "vector", "top-k must be between 1 and 1000"),
+    ("x", 0, "vector", "top_k.*Input should be greater than or equal to 1"),
     ("x", 5, "psychic", "unknown mode 'psychic'"),
 ])
 def test_bad_recall_requests(mem: GraphMem, query: str, top_k: int, mode: str,
