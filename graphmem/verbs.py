@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphmem.errors import invalid
 from graphmem.vocabulary import (
+    AGENT_KIND,
+    AGENT_SOURCE,
     CONTEXT_TOKENS,
     CONTEXT_TOP,
     ENTITIES,
@@ -61,6 +63,14 @@ class EntitiesArgs(Declared):
 
     limit: int = Field(ENTITIES, ge=1, le=MAX_LISTED,
                        description="How many, most mentioned first.")
+
+
+def agent_written(record: Mapping[str, Any], kind: str | None = None) -> dict[str, Any]:
+    """`record` as an agent's door (MCP, the service, the LangGraph store) stores it: the
+    kind and source it names, else `kind` or an agent's (docs/decisions.md, "What an
+    agent stores is a semantic memory by the agent")."""
+    return {**record, "kind": record.get("kind") or kind or AGENT_KIND,
+            "source": record.get("source") or AGENT_SOURCE}
 
 
 def parameter(model: type[BaseModel], name: str, *, annotation: Any = None,

@@ -46,7 +46,8 @@ from graphmem.errors import InputError, NotFoundError
 from graphmem.read.candidates import deeper
 from graphmem.settings import check_scope
 from graphmem.types import Hit, MemoryOut
-from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE, MAX_TOP_K
+from graphmem.verbs import agent_written
+from graphmem.vocabulary import MAX_TOP_K
 from graphmem.write.gates import credential_reason, secret_reason
 
 #: The scope every namespace of a store lives under, unless the store is given another.
@@ -379,6 +380,6 @@ class GraphMemStore(BaseStore):
         if op.index is False:
             metadata[UNINDEXED] = True
         session = op.value.get("session")
-        return {"id": memory_id(op.key), "text": text, "kind": AGENT_KIND, "source": AGENT_SOURCE,
-                "metadata": metadata,
-                **({"session": session} if isinstance(session, str) and session else {})}
+        return agent_written({
+            "id": memory_id(op.key), "text": text, "metadata": metadata,
+            **({"session": session} if isinstance(session, str) and session else {})})

@@ -21,10 +21,16 @@ from graphmem.errors import GraphmemError, invalid
 from graphmem.options import KindOrAlias as Kind
 from graphmem.options import RecallOptions
 from graphmem.types import MAX_QUERY_CHARS, Hit, MemoryOut
-from graphmem.verbs import ContextArgs, EntitiesArgs, SessionArgs, declared, parameter
+from graphmem.verbs import (
+    ContextArgs,
+    EntitiesArgs,
+    SessionArgs,
+    agent_written,
+    declared,
+    parameter,
+)
 from graphmem.vocabulary import (
     AGENT_KIND,
-    AGENT_SOURCE,
 )
 
 T = TypeVar("T")
@@ -154,10 +160,10 @@ class Tools:
         adding one; secrets and filler are refused with the reason. Statements of one
         session are kept in the order they arrive."""
         record = {"text": text, "kind": kind, "importance": importance, "tags": tags,
-                  "metadata": metadata, "source": AGENT_SOURCE, "session": session,
-                  "supersedes": supersedes, "created_at": created_at}
+                  "metadata": metadata, "session": session, "supersedes": supersedes,
+                  "created_at": created_at}
         where = self.writing(ctx)
-        given = {k: v for k, v in record.items() if v is not None}
+        given = agent_written({k: v for k, v in record.items() if v is not None})
         report = _call(lambda: self.mem.remember(given, scope=where.scope,
                                                  session=where.session, source="<mcp>"))
         return report.model_dump(mode="json")

@@ -17,9 +17,8 @@ from graphmem.options import RecallOptions, parse
 from graphmem.service import tokens
 from graphmem.service.admission import Granted, Limits, ServiceError
 from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
+from graphmem.verbs import agent_written
 from graphmem.vocabulary import (
-    AGENT_KIND,
-    AGENT_SOURCE,
     CONTEXT_TOKENS,
     CONTEXT_TOP,
     ENTITIES,
@@ -197,10 +196,8 @@ def _writes(router: APIRouter, mem: GraphMem, limits: Limits) -> None:
                 if r["scope"] != scope:
                     raise InputError("a record's scope must be the request's",
                                      field=f"records.{i}.scope")
-        # What an agent stores names its kind and source, else the agent doors' own.
-        records = [{"source": AGENT_SOURCE, **r} for r in records]
-        return mem.remember(records, scope=scope, session=body.session,
-                            kind=body.kind or AGENT_KIND, visibility=body.visibility,
+        return mem.remember([agent_written(r, body.kind) for r in records], scope=scope,
+                            session=body.session, visibility=body.visibility,
                             source="<http>")
 
     @router.post("/v1/update")
