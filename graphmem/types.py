@@ -105,22 +105,30 @@ class MemoryIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
+    # What a door shows of each (its help and bounds) is declared here, once
+    # (graphmem.verbs).
     id: MemoryId | None = None
-    text: str
-    kind: Kind = "episodic"
+    text: str = Field(description="One self-contained statement to remember.")
+    kind: Kind = Field("episodic", description=(
+        "episodic (an event), semantic (a fact), procedural (how to), heuristic (a rule of "
+        "thumb), core (identity), reflection; or an alias such as fact or rule."))
     scope: str | None = None
     visibility: Visibility = "public"
-    importance: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False)
+    importance: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False,
+                              description="0-1; 0.5 is ordinary.")
     confidence: float | None = Field(None, ge=0.0, le=0.95, allow_inf_nan=False)
     source: Source = "user"
-    tags: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] = []
-    metadata: dict[str, MetaValue] = {}
-    created_at: datetime | None = None
+    tags: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
+        [], description="Short labels.")
+    metadata: dict[str, MetaValue] = Field(
+        {}, description="Extra facts, e.g. {\"speaker\": \"Ana\"}.")
+    created_at: datetime | None = Field(
+        None, description="When it was said or happened, ISO-8601 (default: now).")
     #: A TTL: once this passes, sweep archives the memory (it stays findable by id).
     valid_until: datetime | None = None
     added_by: str | None = None
-    session: SessionName | None = None
-    supersedes: MemoryId | None = None
+    session: SessionName | None = Field(None, description="The conversation or run.")
+    supersedes: MemoryId | None = Field(None, description="Id of a memory this one replaces.")
     links: list[MemoryId | LinkIn] = []
 
     @field_validator("id")

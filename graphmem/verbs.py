@@ -74,15 +74,20 @@ def agent_written(record: Mapping[str, Any], kind: str | None = None) -> dict[st
 
 
 def parameter(model: type[BaseModel], name: str, *, annotation: Any = None,
-              default: Any = inspect.Parameter.empty) -> tuple[Any, Any]:
+              default: Any = inspect.Parameter.empty, optional: bool = False,
+              help: str | None = None) -> tuple[Any, Any]:
     """Field `name` of `model` as a door's parameter: its type carrying its bounds and
     help (as `annotation`, where a door reads the value in another form), and its default
-    (an agent's door may give its own)."""
+    (an agent's door may give its own; an `optional` one is None: left as it is)."""
     f = model.model_fields[name]
     kind = f.annotation if annotation is None else annotation
-    typed = Annotated[(kind, *f.metadata, Field(description=f.description))]  # type: ignore[valid-type]
-    return typed, f.get_default(call_default_factory=True) if default is inspect.Parameter.empty \
-        else default
+    typed: Any = Annotated[(kind, *f.metadata)] if f.metadata else kind
+    if optional:
+        typed, default = typed | None, None
+    typed = Annotated[typed, Field(description=help or f.description)]
+    if default is inspect.Parameter.empty and not f.is_required():
+        default = f.get_default(call_default_factory=True)
+    return typed, default
 
 
 def declared(params: Mapping[str, tuple[Any, Any]]) -> Callable[[F], F]:

@@ -3,14 +3,25 @@ link, forget. Each is a thin layer over the same-named GraphMem method."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, emit, handled, open_memory, say
+from graphmem import verbs
+from graphmem.cli.output import (
+    JsonOpt,
+    NowOpt,
+    ScopeOpt,
+    declared,
+    emit,
+    handled,
+    open_memory,
+    say,
+)
 from graphmem.errors import InputError
+from graphmem.types import MemoryIn
 
 IdArg = Annotated[str, typer.Argument(help="The memory's id.")]
 AllOpt = Annotated[bool, typer.Option("--all-scopes", help="Every scope, not just one.")]
@@ -102,21 +113,21 @@ def feedback(
 
 
 @handled
+@verbs.declared(declared(
+    MemoryIn, ("text", "kind", "importance", "tags"), unset=True, flags={"tags": ("--tag",)},
+    types={"text": str | None, "kind": str | None, "importance": float | None,
+           "tags": list[str] | None},
+    helps={"text": "The new text (re-embedded).", "tags": "Replace the tags (repeatable)."}))
 def update(
     memory_id: IdArg,
-    text: Annotated[str | None, typer.Option(help="The new text (re-embedded).")] = None,
-    kind: Annotated[str | None, typer.Option(help="The new kind.")] = None,
-    importance: Annotated[float | None, typer.Option(help="The new importance, 0-1.")] = None,
-    tag: Annotated[list[str] | None, typer.Option(
-        "--tag", help="Replace the tags (repeatable).")] = None,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
+    **changes: Any,
 ) -> None:
     """Change a memory in place; its old text stays in the chain (`graphmem history`)."""
     with open_memory(scope, now) as mem:
-        report = mem.update(memory_id, text=text, kind=kind, importance=importance,
-                            tags=tag)
+        report = mem.update(memory_id, **changes)
     refused = [o for o in report.outcomes if o.status == "rejected"]
     emit(report, as_json, lambda c: None if refused else c.print(f"{memory_id}: updated"))
     if refused:

@@ -48,18 +48,22 @@ ScopeOpt = Annotated[str | None, typer.Option("--scope", help="Namespace (defaul
 
 def declared(model: type[BaseModel], names: tuple[str, ...], *,
              flags: dict[str, tuple[str, ...]] | None = None,
-             types: dict[str, Any] | None = None) -> dict[str, tuple[Any, Any]]:
+             types: dict[str, Any] | None = None,
+             helps: dict[str, str] | None = None,
+             unset: bool = False) -> dict[str, tuple[Any, Any]]:
     """Fields `names` of `model` (a verb's declaration, `graphmem.verbs`) as this
     command's options: --top-k for top_k unless `flags` names others, the help and default
-    declared, the value as typed unless `types` says how the command reads it (a date as
-    text, say). Their bounds are the facade's to check, worded as at every door."""
+    declared (None with `unset`: a change leaves out what it does not name), the value as
+    typed unless `types` says how the command reads it (a date as text, say). Their
+    bounds are the facade's to check, worded as at every door."""
     out = {}
     for name in names:
         f = model.model_fields[name]
         names_ = (flags or {}).get(name, (f"--{name.replace('_', '-')}",))
         kind = (types or {}).get(name, f.annotation)
-        out[name] = (Annotated[kind, typer.Option(*names_, help=f.description)],
-                     f.get_default(call_default_factory=True))
+        help_ = (helps or {}).get(name, f.description)
+        out[name] = (Annotated[kind, typer.Option(*names_, help=help_)],
+                     None if unset else f.get_default(call_default_factory=True))
     return out
 
 

@@ -20,7 +20,7 @@ from graphmem.api import GraphMem
 from graphmem.errors import GraphmemError, invalid
 from graphmem.options import KindOrAlias as Kind
 from graphmem.options import RecallOptions
-from graphmem.types import MAX_QUERY_CHARS, Hit, MemoryOut
+from graphmem.types import MAX_QUERY_CHARS, Hit, MemoryIn, MemoryOut
 from graphmem.verbs import (
     ContextArgs,
     EntitiesArgs,
@@ -35,6 +35,9 @@ from graphmem.vocabulary import (
 
 T = TypeVar("T")
 
+#: What memory_store takes of a record (MemoryIn), each as MemoryIn declares it; kind and
+#: session besides, with an agent's defaults.
+STORED = ("text", "importance", "tags", "metadata", "supersedes", "created_at")
 #: What memory_recall takes of RecallOptions, each as RecallOptions declares it.
 RECALLED = ("top_k", "mode", "kinds", "hops", "diverse", "since", "until")
 
@@ -136,32 +139,14 @@ class Tools:
         _call(lambda: grants.may_write(not where.writable))
         return where
 
-    def memory_store(
-        self,
-        text: Annotated[str, Field(description="One self-contained statement to remember.")],
-        kind: Annotated[Kind, Field(description="episodic (an event), semantic (a fact), "
-                                    "procedural (how to), heuristic (a rule of thumb), core "
-                                    "(identity), reflection; or an alias such as fact or "
-                                    "rule.")] = AGENT_KIND,
-        importance: Annotated[float, Field(ge=0, le=1, description="0-1; 0.5 is ordinary.")
-                              ] = 0.5,
-        tags: Annotated[list[str], Field(description="Short labels.")] = [],  # noqa: B006
-        metadata: Annotated[dict[str, str | int | float | bool], Field(
-            description="Extra facts, e.g. {\"speaker\": \"Ana\"}.")] = {},  # noqa: B006
-        session: Annotated[str | None, Field(
-            description="The conversation or run (default: this connection's).")] = None,
-        supersedes: Annotated[str | None, Field(
-            description="Id of a memory this one replaces.")] = None,
-        created_at: Annotated[datetime | None, Field(
-            description="When it was said or happened, ISO-8601 (default: now).")] = None,
-        ctx: Context | None = None,
-    ) -> dict[str, Any]:
+    @declared({**{name: parameter(MemoryIn, name) for name in STORED},
+                "kind": parameter(MemoryIn, "kind", annotation=Kind, default=AGENT_KIND),
+                "session": parameter(MemoryIn, "session", help=(
+                    "The conversation or run (default: this connection's)."))})
+    def memory_store(self, ctx: Context | None = None, **record: Any) -> dict[str, Any]:
         """Remember a statement. Near-duplicates confirm the existing memory instead of
         adding one; secrets and filler are refused with the reason. Statements of one
         session are kept in the order they arrive."""
-        record = {"text": text, "kind": kind, "importance": importance, "tags": tags,
-                  "metadata": metadata, "session": session, "supersedes": supersedes,
-                  "created_at": created_at}
         where = self.writing(ctx)
         given = agent_written({k: v for k, v in record.items() if v is not None})
         report = _call(lambda: self.mem.remember(given, scope=where.scope,
@@ -186,17 +171,17 @@ class Tools:
             return result.model_dump(mode="json")
         return {"query": result.query, "hits": [_compact(h) for h in result.hits]}
 
+    @declared({"text": parameter(MemoryIn, "text", optional=True, help="The corrected text."),
+               "importance": parameter(MemoryIn, "importance", optional=True),
+               "tags": parameter(MemoryIn, "tags", optional=True, help="Replace the tags.")})
     def memory_update(
         self,
         memory_id: Annotated[str, Field(description="The memory's id.")],
-        text: Annotated[str | None, Field(description="The corrected text.")] = None,
-        importance: Annotated[float | None, Field(ge=0, le=1)] = None,
-        tags: Annotated[list[str] | None, Field(description="Replace the tags.")] = None,
+        **changes: Any,
     ) -> dict[str, Any]:
         """Correct a memory in place; the old text stays in its history."""
         where = self.writing()
-        report = _call(lambda: self.mem.update(memory_id, scope=where.scope, text=text,
-                                               importance=importance, tags=tags))
+        report = _call(lambda: self.mem.update(memory_id, scope=where.scope, **changes))
         return report.model_dump(mode="json")
 
     def memory_forget(
