@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -43,6 +42,7 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path
 from graphmem.api import GraphMem
 from graphmem.clock import utcnow
 from graphmem.errors import InputError, NotFoundError
+from graphmem.integrations.names import escape, unescape
 from graphmem.read.candidates import deeper
 from graphmem.settings import check_scope
 from graphmem.types import Hit, MemoryOut
@@ -61,21 +61,6 @@ UNINDEXED = "store_unindexed"
 MAX_ID = 200
 #: How many more hits than asked a filtered search recalls before filtering, at first.
 FILTER_DEPTH = 4
-
-_SAFE = re.compile(r"[A-Za-z0-9_:-]")
-_ESCAPED = re.compile(r"(?:@[0-9A-F]{2})+")
-
-
-def escape(label: str) -> str:
-    """`label` with every character outside letters, digits, `_ : -` written as `@XX`
-    per UTF-8 byte, so it fits a scope or an id and reverses exactly (`unescape`)."""
-    return "".join(c if _SAFE.fullmatch(c) else "".join(f"@{b:02X}" for b in c.encode())
-                   for c in label)
-
-
-def unescape(text: str) -> str:
-    """The label `escape` made `text` from."""
-    return _ESCAPED.sub(lambda m: bytes.fromhex(m.group(0).replace("@", "")).decode(), text)
 
 
 def memory_id(key: str) -> str:

@@ -19,6 +19,8 @@ from graphmem.api import GraphMem
 from graphmem.integrations import langgraph as store_module
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
+#: The scope the ADK example writes: its app "helper", its user "dana".
+ADK_EXAMPLE = "adk/helper/"
 BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.S)
 
 
@@ -31,18 +33,20 @@ def environment(mem: GraphMem, monkeypatch: pytest.MonkeyPatch) -> Iterator[Grap
     monkeypatch.setenv("NEO4J_PASSWORD", s.neo4j_password.get_secret_value())
     monkeypatch.setenv("GRAPHMEM_SCOPE", s.scope)
     monkeypatch.setattr(store_module, "ROOT", f"lgdocs-{uuid.uuid4().hex[:10]}")
+    for scope in mem.scopes(ADK_EXAMPLE):  # the ADK example names its app and user
+        mem.drop_scope(scope)
     yield mem
-    for scope in mem.scopes(store_module.ROOT + "/"):
+    for scope in mem.scopes(store_module.ROOT + "/") + mem.scopes(ADK_EXAMPLE):
         mem.drop_scope(scope)
 
 
-def test_the_page_has_its_four_examples() -> None:
-    assert len(BLOCKS) == 4
+def test_the_page_has_its_five_examples() -> None:
+    assert len(BLOCKS) == 5
 
 
 @pytest.mark.parametrize(("index", "printed"), [
     (0, "['My sister Eva lives in Porto']"), (1, "Helix"),
-    (2, "rides a red bicycle to work")])
+    (2, "rides a red bicycle to work"), (3, "My sister Eva lives in Porto")])
 def test_python_examples_run(environment: GraphMem, capsys: pytest.CaptureFixture[str],
                              index: int, printed: str) -> None:
     exec(compile(BLOCKS[index], f"{PAGE.name} example {index + 1}", "exec"), {})
@@ -63,8 +67,8 @@ def test_mcp_http_example_runs(environment: GraphMem,
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.2)
-        code = BLOCKS[3].replace(":8765/", f":{port}/")
-        exec(compile(code, f"{PAGE.name} example 4", "exec"), {})
+        code = BLOCKS[4].replace(":8765/", f":{port}/")
+        exec(compile(code, f"{PAGE.name} example 5", "exec"), {})
         assert "Thursday" in capsys.readouterr().out
     finally:
         server.terminate()

@@ -1,0 +1,67 @@
+"""A framework's memory slot against the transcript importer: one LoCoMo conversation
+imported as a transcript into one scope and written through the slot (an adapter of
+`graphmem.integrations`) into another, every question asked of both as `bench locomo`
+asks them (the default recall, no reinforcement, the day after the last session). A slot
+should recall as well as the transcript does (docs/integrations.md)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from graphmem.api import GraphMem
+from graphmem.bench import (
+    LOCOMO_MODES,
+    Found,
+    ModeScores,
+    conversations,
+    mode_scores,
+    score,
+    turns_of,
+)
+from graphmem.write.records import Numbered
+
+#: Writes a conversation's turns through a framework's slot; returns the scope written.
+SlotWriter = Callable[[list[Numbered]], str]
+
+
+class SlotRecall(BaseModel):
+    """Recall of one conversation as a transcript and as written through a slot."""
+
+    cores: int
+    slot: str
+    questions: int
+    transcript: ModeScores
+    through_slot: ModeScores
+
+    def gap(self) -> float:
+        """How much R@10 the slot loses against the transcript (negative: it gains)."""
+        return round(self.transcript.recall_at_10 - self.through_slot.recall_at_10, 1)
+
+
+def slot_recall(mem: GraphMem, path: Path, slot: str, write: SlotWriter) -> SlotRecall:
+    """The first conversation of `path` imported as a transcript and written by `write`,
+    each asked every question; both scopes are dropped afterwards."""
+    conv = conversations(path)[0]
+    records = turns_of(conv, path)
+    transcript = f"bench:slot:{conv.name}:transcript"
+    mem.drop_scope(transcript)
+    mem.ops.write(records, mem.ops.write_options(scope=transcript))
+    written = write(records)
+    found: dict[str, Found] = {transcript: {}, written: {}}
+    try:
+        with mem.at(conv.asked_at) as ask:
+            for q in conv.questions:
+                for where in found:
+                    hits = ask.recall(q["question"], scope=where, top_k=10,
+                                      **LOCOMO_MODES["default"]).hits  # type: ignore[arg-type]
+                    score(found[where], q, [h.metadata.get("dia_id") for h in hits])
+    finally:
+        for where in found:
+            mem.drop_scope(where)
+    return SlotRecall(cores=os.cpu_count() or 1, slot=slot, questions=len(conv.questions),
+                      transcript=mode_scores("transcript", found[transcript]),
+                      through_slot=mode_scores(slot, found[written]))
