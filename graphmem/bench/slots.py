@@ -42,15 +42,21 @@ class SlotRecall(BaseModel):
         return round(self.transcript.recall_at_10 - self.through_slot.recall_at_10, 1)
 
 
-def slot_recall(mem: GraphMem, path: Path, slot: str, write: SlotWriter) -> SlotRecall:
+def slot_recall(mem: GraphMem, path: Path, slot: str, write: SlotWriter, *,
+                by_text: bool = False) -> SlotRecall:
     """The first conversation of `path` imported as a transcript and written by `write`,
-    each asked every question; both scopes are dropped afterwards."""
+    each asked every question; both scopes are dropped afterwards. A hit is the turn
+    whose dia_id its metadata carries, or (`by_text`, for a slot that keeps no metadata
+    of the caller's) the first turn that says its text."""
     conv = conversations(path)[0]
     records = turns_of(conv, path)
     transcript = f"bench:slot:{conv.name}:transcript"
     mem.drop_scope(transcript)
     mem.ops.write(records, mem.ops.write_options(scope=transcript))
     written = write(records)
+    said: dict[str, object] = {}
+    for n in records:
+        said.setdefault(n.record.text, n.record.metadata.get("dia_id"))
     found: dict[str, Found] = {transcript: {}, written: {}}
     try:
         with mem.at(conv.asked_at) as ask:
@@ -58,7 +64,9 @@ def slot_recall(mem: GraphMem, path: Path, slot: str, write: SlotWriter) -> Slot
                 for where in found:
                     hits = ask.recall(q["question"], scope=where, top_k=10,
                                       **LOCOMO_MODES["default"]).hits  # type: ignore[arg-type]
-                    score(found[where], q, [h.metadata.get("dia_id") for h in hits])
+                    score(found[where], q, [
+                        said.get(h.text) if by_text and where == written
+                        else h.metadata.get("dia_id") for h in hits])
     finally:
         for where in found:
             mem.drop_scope(where)

@@ -1,0 +1,90 @@
+"""GraphMemSession is the OpenAI Agents SDK's Session and `memory_tools` its memory tools,
+driven by the SDK's own Runner and ScriptedModel on the real server: a run's items are
+the session's history on the next run (exactly as added), pop and clear work, and a new
+session's agent finds the first conversation through `recall_memories`. One LoCoMo
+conversation added item by item recalls as well as its transcript (printed)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+
+import pytest
+from agents import Agent, Runner
+from agents.testing import ScriptedModel, assistant_message, function_call
+
+from graphmem.api import GraphMem
+from graphmem.bench.slots import slot_recall
+from graphmem.errors import InputError
+from graphmem.integrations.openai_agents import GraphMemSession, memory_tools
+from graphmem.write.records import Numbered
+
+
+def test_an_agent_keeps_its_history_and_recalls_another_session(mem: GraphMem) -> None:
+    scope = mem.settings.scope
+    first = GraphMemSession(f"chat-{uuid.uuid4().hex[:6]}", mem)
+    model = ScriptedModel([[assistant_message("Noted: Eva lives in Porto.")],
+                           [assistant_message("Porto, as you said.")]])
+    agent = Agent(name="helper", model=model)
+
+    async def scenario() -> list:
+        await Runner.run(agent, "My sister Eva moved to Porto last spring.", session=first)
+        await Runner.run(agent, "Where does she live?", session=first)
+        return await first.get_items()
+
+    items = asyncio.run(scenario())
+    # The second call was handed the first run's items, as the SDK's own sessions do.
+    handed = model.last_call.input if model.last_call else []
+    assert [i.get("role") for i in handed[:2]] == ["user", "assistant"]
+    assert handed[0]["content"] == "My sister Eva moved to Porto last spring."
+    assert [i.get("role") for i in items] == ["user", "assistant", "user", "assistant"]
+    assert items[:3] == handed[:3]  # given back exactly as added
+    assert asyncio.run(first.get_items(limit=1)) == items[-1:]
+    assert asyncio.run(first.pop_item()) == items[-1]
+    assert len(asyncio.run(first.get_items())) == 3
+
+    # A new session: the agent calls recall_memories and is handed the earlier turn.
+    asking = ScriptedModel([
+        [function_call("recall_memories", {"query": "Where does my sister live?"},
+                       call_id="c1")],
+        [assistant_message("In Porto.")]])
+    recalling = Agent(name="helper", model=asking, tools=memory_tools(mem, scope=scope))
+    second = GraphMemSession(f"chat-{uuid.uuid4().hex[:6]}", mem)
+    result = asyncio.run(Runner.run(recalling, "Remind me where my sister lives",
+                                    session=second))
+    assert result.final_output == "In Porto."
+    output = [i for i in (asking.last_call.input if asking.last_call else [])
+              if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    assert output and "Porto" in str(output[0]["output"])
+
+    # A secret is refused whole, naming it; clear forgets the session for good.
+    with pytest.raises(InputError, match="item 1 of 1 refused"):
+        asyncio.run(first.add_items([{"role": "user",
+                                      "content": "my key is AKIAIOSFODNN7EXAMPLE"}]))
+    asyncio.run(first.clear_session())
+    assert asyncio.run(first.get_items()) == []
+    assert len(asyncio.run(second.get_items())) > 0
+
+
+def _through_sessions(mem: GraphMem, scope: str):  # type: ignore[no-untyped-def]
+    def write(records: list[Numbered]) -> str:
+        mem.drop_scope(scope)
+        for n in records:  # each turn added when it was said, as an agent adds it
+            r = n.record
+            with mem.at(r.created_at) as then:
+                asyncio.run(GraphMemSession(r.session or "", then, scope=scope).add_items(
+                    [{"role": "user", "content": r.text}]))
+        return scope
+    return write
+
+
+def test_a_conversation_through_sessions_recalls_as_its_transcript(
+        mem: GraphMem, shared_data: Path) -> None:
+    scope = f"bench:slot:openai-agents:{uuid.uuid4().hex[:6]}"
+    result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "openai-agents",
+                         _through_sessions(mem, scope), by_text=True)
+    print(f"\nOpenAI Agents session, {result.questions} questions: transcript R@5/R@10 "
+          f"{result.transcript.recall_at_5}/{result.transcript.recall_at_10}, through "
+          f"the session {result.through_slot.recall_at_5}/{result.through_slot.recall_at_10}")
+    assert result.gap() <= 1.0, result
