@@ -40,14 +40,15 @@ def environment(mem: GraphMem, monkeypatch: pytest.MonkeyPatch) -> Iterator[Grap
         mem.drop_scope(scope)
 
 
-def test_the_page_has_its_six_examples() -> None:
-    assert len(BLOCKS) == 6
+def test_the_page_has_its_seven_examples() -> None:
+    assert len(BLOCKS) == 7
 
 
 @pytest.mark.parametrize(("index", "printed"), [
     (0, "['My sister Eva lives in Porto']"), (1, "Helix"),
     (2, "rides a red bicycle to work"), (3, "My sister Eva lives in Porto"),
-    (4, "'content': 'My sister Eva lives in Porto'")])
+    (4, "'content': 'My sister Eva lives in Porto'"),
+    (5, "- My sister Eva lives in Porto")])
 def test_python_examples_run(environment: GraphMem, capsys: pytest.CaptureFixture[str],
                              index: int, printed: str) -> None:
     exec(compile(BLOCKS[index], f"{PAGE.name} example {index + 1}", "exec"), {})
@@ -68,8 +69,8 @@ def test_mcp_http_example_runs(environment: GraphMem,
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.2)
-        code = BLOCKS[5].replace(":8765/", f":{port}/")
-        exec(compile(code, f"{PAGE.name} example 6", "exec"), {})
+        code = BLOCKS[6].replace(":8765/", f":{port}/")
+        exec(compile(code, f"{PAGE.name} example 7", "exec"), {})
         assert "Thursday" in capsys.readouterr().out
     finally:
         server.terminate()
