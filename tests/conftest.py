@@ -246,3 +246,8 @@ def bolt_proxy(neo4j_settings: Settings) -> Iterator[TcpProxy]:
     proxy = TcpProxy(where.hostname or "127.0.0.1", where.port or 7687)
     yield proxy
     proxy.close()
+
+
+#: tests/apart runs in an environment of its own, without graphmem (.ci/run): a framework
+#: whose pins cannot share graphmem's, reaching it over MCP.
+collect_ignore = ["apart"]

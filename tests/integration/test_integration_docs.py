@@ -40,15 +40,16 @@ def environment(mem: GraphMem, monkeypatch: pytest.MonkeyPatch) -> Iterator[Grap
         mem.drop_scope(scope)
 
 
-def test_the_page_has_its_eight_examples() -> None:
-    assert len(BLOCKS) == 8
+def test_the_page_has_its_nine_examples() -> None:
+    assert len(BLOCKS) == 9
 
 
 @pytest.mark.parametrize(("index", "printed"), [
     (0, "['My sister Eva lives in Porto']"), (1, "Helix"),
     (2, "rides a red bicycle to work"), (3, "My sister Eva lives in Porto"),
     (4, "'content': 'My sister Eva lives in Porto'"),
-    (5, "- My sister Eva lives in Porto"), (6, "Eva lives in Porto")])
+    (5, "- My sister Eva lives in Porto"), (6, "My sister Eva lives in Porto"),
+    (7, "Eva lives in Porto")])
 def test_python_examples_run(environment: GraphMem, capfd: pytest.CaptureFixture[str],
                              index: int, printed: str) -> None:
     # `graphmem` as this interpreter runs it (the suite's venv need not be on PATH);
@@ -73,8 +74,8 @@ def test_mcp_http_example_runs(environment: GraphMem,
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.2)
-        code = BLOCKS[7].replace(":8765/", f":{port}/")
-        exec(compile(code, f"{PAGE.name} example 8", "exec"), {})
+        code = BLOCKS[8].replace(":8765/", f":{port}/")
+        exec(compile(code, f"{PAGE.name} example 9", "exec"), {})
         assert "Thursday" in capsys.readouterr().out
     finally:
         server.terminate()
