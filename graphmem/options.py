@@ -11,8 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from graphmem.clock import as_utc
 from graphmem.errors import invalid
-from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
-from graphmem.settings import (
+from graphmem.knobs import (
     CHUNK_ROWS,
     DEDUP_THRESHOLD,
     SYNAPTIC_MAX_LINKS,
@@ -25,6 +24,7 @@ from graphmem.settings import (
     SynapticThreshold,
     check_scope,
 )
+from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
 from graphmem.types import SESSION_NAME, canonical_kind
 from graphmem.vocabulary import (
     HUB_LIMIT,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
@@ -20,40 +20,27 @@ from pydantic_settings import (
 
 from graphmem.embedding import models
 from graphmem.errors import ConfigError, InputError
+from graphmem.knobs import (  # the write path's knobs and the scope rule, defined there
+    CHUNK_ROWS,
+    SYNAPTIC_MAX_LINKS,
+    WRITE_BATCH_SIZE,
+    BatchSize,
+    ChunkRows,
+    DedupThreshold,
+    SynapticLinks,
+    SynapticThreshold,
+    check_scope,
+)
 from graphmem.lifecycle.decay import PRESETS, Curve
-from graphmem.write.gates import credential_reason, shown
 
-# The write path's knobs, each with its default and bounds defined once: Settings reads
-# them from the environment, WriteOptions (graphmem.options) carries them into one write.
-#: Cosine at or above which a new text confirms an existing memory.
-#: Each model has its own (graphmem.embedding.models), which the write path takes unless these are
-#: set; these constants are MiniLM's, for a model the registry does not know.
-DedupThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
-DEDUP_THRESHOLD = models.MINILM.dedup_threshold
-#: Cosine at or above which memories of one session are linked.
-SynapticThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
-SYNAPTIC_THRESHOLD = models.MINILM.synaptic_threshold
 #: Seconds a read or write is retried for, by default: the driver's own default for its
 #: managed transactions; a Raft leader election takes 7-9 s.
 RETRY_SECONDS = 30.0
 #: A run's lease lasts twice the retry budget, and never less than this many seconds.
 RUN_LEASE_FLOOR = 10.0
-#: At most this many synaptic links per new memory.
-SynapticLinks = Annotated[int, Field(ge=0, le=100)]
-SYNAPTIC_MAX_LINKS = 5
-#: Records per write statement.
-BatchSize = Annotated[int, Field(ge=1, le=10_000)]
-WRITE_BATCH_SIZE = 500
-#: Records one transaction writes at most: a bigger input is a run of chunks of this many
-#: with one outcome (graphmem.write.runs). At about 34 KB of transaction memory per record
-#: (docs/results.md, "One input, one outcome"), 10,000 take ~340 MB of the default
-#: 1.4 GiB pool, leaving room for concurrent writers.
-ChunkRows = Annotated[int, Field(ge=1)]
-CHUNK_ROWS = 10_000
 
 #: The only label-like names that may come from configuration and reach a query.
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
-_SCOPE = re.compile(r"^[A-Za-z0-9_.:/@-]{1,200}$")
 
 
 def cache_home() -> Path:
@@ -249,20 +236,6 @@ class Settings(BaseSettings):
         toml_path = os.environ.get("GRAPHMEM_CONFIG", "graphmem.toml")
         toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
         return (init_settings, env_settings, toml)
-
-
-def check_scope(value: str) -> str:
-    """Return `value` if it is a valid scope name, else raise ValueError (which never
-    quotes a value the secret scanner objects to: a scope names a tenant in messages).
-    A scope holding a known kind of credential is refused; a random-looking id is not
-    (user ids are: docs/decisions.md, "The secret scanner is a function")."""
-    if not _SCOPE.fullmatch(value):
-        raise ValueError(
-            f"scope {shown(value)} may only hold letters, digits and _ . : / @ - (1-200 chars)"
-        )
-    if reason := credential_reason(value):
-        raise ValueError(f"a scope must not be a secret: it {reason} (the value is not shown)")
-    return value
 
 
 def valid_scope(scope: str | None, field: str = "scope") -> str | None:

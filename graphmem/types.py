@@ -17,7 +17,7 @@ from pydantic import (
 )
 
 from graphmem.clock import as_utc
-from graphmem.settings import check_scope
+from graphmem.knobs import check_scope
 from graphmem.vocabulary import KIND_ALIASES, KINDS
 from graphmem.write.gates import shown
 

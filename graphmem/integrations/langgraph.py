@@ -43,8 +43,8 @@ from graphmem.api import GraphMem
 from graphmem.clock import utcnow
 from graphmem.errors import InputError, NotFoundError
 from graphmem.integrations.names import escape, unescape
+from graphmem.knobs import check_scope
 from graphmem.read.candidates import deeper
-from graphmem.settings import check_scope
 from graphmem.types import Hit, MemoryOut
 from graphmem.verbs import agent_written
 from graphmem.vocabulary import MAX_TOP_K

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from graphmem.errors import InputError
-from graphmem.settings import check_scope
+from graphmem.knobs import check_scope
 
 _SAFE = re.compile(r"[A-Za-z0-9_:-]")
 _ESCAPED = re.compile(r"(?:@[0-9A-F]{2})+")

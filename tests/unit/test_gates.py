@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.settings import check_scope
+from graphmem.knobs import check_scope
 from graphmem.write.gates import secret_reason, shannon_entropy, signal_reason
 
 SECRETS = {

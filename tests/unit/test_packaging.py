@@ -20,10 +20,10 @@ def _name(requirement: str) -> str:
 
 
 def imported(folder: Path, *, leaving: Path | None = None) -> set[str]:
-    """The top-level modules the code under `folder` (but not under `leaving`) imports,
-    outside the standard library and graphmem itself."""
+    """The top-level modules the code under `folder` (or in that one file; but not under
+    `leaving`) imports, outside the standard library and graphmem itself."""
     found: set[str] = set()
-    for path in folder.rglob("*.py"):
+    for path in [folder] if folder.is_file() else folder.rglob("*.py"):
         if leaving is not None and path.is_relative_to(leaving):
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -44,15 +44,39 @@ def _undeclared(modules: set[str], declared: set[str]) -> dict[str, list[str]]:
     return undeclared
 
 
+#: Each framework's adapter modules, by the extra that installs the framework.
+ADAPTERS = {"langgraph": ("langgraph", "langchain"), "adk": ("adk",),
+            "openai-agents": ("openai_agents",), "llamaindex": ("llamaindex",),
+            "autogen": ("autogen",)}
+
+
+def _extra(name: str) -> set[str]:
+    """The distributions extra `name` declares, other extras of graphmem's expanded."""
+    out: set[str] = set()
+    for r in PYPROJECT["project"]["optional-dependencies"][name]:
+        if _name(r) == "graphmem":
+            for other in re.findall(r"[\w-]+", r.split("[", 1)[1]):
+                out |= _extra(other)
+        else:
+            out.add(_name(r))
+    return out
+
+
 def test_every_package_the_library_imports_is_declared() -> None:
-    """The core imports only core dependencies; the framework integrations may also
-    import their extra's."""
+    """The core imports only core dependencies; each framework's adapter also imports its
+    own extra's, and `agents` installs every adapter's."""
     core = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
-    agents = {_name(r) for r in PYPROJECT["project"]["optional-dependencies"]["agents"]}
     integrations = ROOT / "graphmem" / "integrations"
     assert _undeclared(imported(ROOT / "graphmem", leaving=integrations), core) == {}
-    assert _undeclared(imported(integrations), core | agents) == {}
-    assert imported(integrations) >= {"langgraph", "langchain_core"}  # it sees the extra
+    adapters = {m for modules in ADAPTERS.values() for m in modules}
+    assert {p.stem for p in integrations.glob("*.py")} - {"__init__"} - adapters == {"names"}
+    for extra, modules in ADAPTERS.items():
+        for module in modules:
+            uses = imported(integrations / f"{module}.py")
+            assert _undeclared(uses, core | _extra(extra)) == {}, (module, extra)
+            assert uses - {"pydantic"}, module  # it sees its framework
+        assert _extra(extra) <= _extra("agents"), extra
+    assert _undeclared(imported(integrations / "names.py"), core) == {}
 
 
 def test_the_version_is_written_once() -> None:
