@@ -47,8 +47,11 @@ class GraphMemSession:
         self.session = escape(session_id) or "@"
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """The session's items in order, the latest `limit` of them if given."""
-        turns = await asyncio.to_thread(self._turns, limit or MAX_LISTED)
+        """The session's items in order, the latest `limit` of them if given (at most
+        the last MAX_LISTED)."""
+        if limit is not None and limit < 1:
+            return []
+        turns = await asyncio.to_thread(self._turns, min(limit or MAX_LISTED, MAX_LISTED))
         return [_item(m) for m in turns]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:

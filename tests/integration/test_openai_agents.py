@@ -41,6 +41,8 @@ def test_an_agent_keeps_its_history_and_recalls_another_session(mem: GraphMem) -
     assert [i.get("role") for i in items] == ["user", "assistant", "user", "assistant"]
     assert items[:3] == handed[:3]  # given back exactly as added
     assert asyncio.run(first.get_items(limit=1)) == items[-1:]
+    assert asyncio.run(first.get_items(limit=5000)) == items  # past the bound: all kept
+    assert asyncio.run(first.get_items(limit=0)) == []
     assert asyncio.run(first.pop_item()) == items[-1]
     assert len(asyncio.run(first.get_items())) == 3
 
