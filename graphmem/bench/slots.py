@@ -37,6 +37,13 @@ class SlotRecall(BaseModel):
     transcript: ModeScores
     through_slot: ModeScores
 
+    def line(self) -> str:
+        """One line a test prints: both rows' R@5 / R@10 and the questions asked."""
+        t, w = self.transcript, self.through_slot
+        return (f"{self.slot}, {self.questions} questions: transcript R@5/R@10 "
+                f"{t.recall_at_5}/{t.recall_at_10}, through the slot "
+                f"{w.recall_at_5}/{w.recall_at_10}")
+
     def gap(self) -> float:
         """How much R@10 the slot loses against the transcript (negative: it gains)."""
         return round(self.transcript.recall_at_10 - self.through_slot.recall_at_10, 1)

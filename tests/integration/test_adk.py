@@ -114,7 +114,5 @@ def test_a_conversation_through_adk_recalls_as_its_transcript(mem: GraphMem,
     user = f"reader-{uuid.uuid4().hex[:6]}"
     result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "adk",
                          _through_adk(mem, user))
-    print(f"\nADK slot, {result.questions} questions: transcript R@5/R@10 "
-          f"{result.transcript.recall_at_5}/{result.transcript.recall_at_10}, through "
-          f"ADK {result.through_slot.recall_at_5}/{result.through_slot.recall_at_10}")
+    print("\n" + result.line())
     assert result.gap() <= 1.0, result

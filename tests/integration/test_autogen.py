@@ -78,7 +78,5 @@ def test_a_conversation_through_autogen_recalls_as_its_transcript(
     scope = f"bench:slot:autogen:{uuid.uuid4().hex[:6]}"
     result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "autogen",
                          _through_memory(mem, scope))
-    print(f"\nAutoGen memory, {result.questions} questions: transcript R@5/R@10 "
-          f"{result.transcript.recall_at_5}/{result.transcript.recall_at_10}, through "
-          f"AutoGen {result.through_slot.recall_at_5}/{result.through_slot.recall_at_10}")
+    print("\n" + result.line())
     assert result.gap() <= 1.0, result

@@ -65,7 +65,5 @@ def test_a_conversation_through_the_block_recalls_as_its_transcript(
         mem: GraphMem, shared_data: Path) -> None:
     result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "llamaindex",
                          _through_block(mem), by_text=True)
-    print(f"\nLlamaIndex block, {result.questions} questions: transcript R@5/R@10 "
-          f"{result.transcript.recall_at_5}/{result.transcript.recall_at_10}, through "
-          f"the block {result.through_slot.recall_at_5}/{result.through_slot.recall_at_10}")
+    print("\n" + result.line())
     assert result.gap() <= 1.0, result

@@ -86,7 +86,5 @@ def test_a_conversation_through_sessions_recalls_as_its_transcript(
     scope = f"bench:slot:openai-agents:{uuid.uuid4().hex[:6]}"
     result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "openai-agents",
                          _through_sessions(mem, scope), by_text=True)
-    print(f"\nOpenAI Agents session, {result.questions} questions: transcript R@5/R@10 "
-          f"{result.transcript.recall_at_5}/{result.transcript.recall_at_10}, through "
-          f"the session {result.through_slot.recall_at_5}/{result.through_slot.recall_at_10}")
+    print("\n" + result.line())
     assert result.gap() <= 1.0, result

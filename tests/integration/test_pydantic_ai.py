@@ -97,7 +97,5 @@ def test_a_conversation_over_mcp_recalls_as_its_transcript(mem: GraphMem,
     scope = f"bench:slot:mcp:{uuid.uuid4().hex[:6]}"
     result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "mcp",
                          _through_mcp(mem, scope))
-    print(f"\nMCP (Pydantic AI's path), {result.questions} questions: transcript R@5/R@10 "
-          f"{result.transcript.recall_at_5}/{result.transcript.recall_at_10}, over MCP "
-          f"{result.through_slot.recall_at_5}/{result.through_slot.recall_at_10}")
+    print("\n" + result.line())
     assert result.gap() <= 1.0, json.dumps(result.model_dump())
