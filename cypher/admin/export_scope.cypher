@@ -13,10 +13,10 @@ WHERE m.scope = $scope AND m.lifecycle IN $lifecycles AND ($versions OR m.versio
 RETURN m {.*, embedding: null} AS memory,
        [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
        [] AS entities,
-       [(m)-[:SUPERSEDES]->(old:Memory)
+       [(m)-[:SUPERSEDES]->(old)
         WHERE old.scope = $scope AND old.lifecycle IN $lifecycles
           AND ($versions OR old.version_of IS NULL) | old.id] AS supersedes,
-       [(m)-[r:ASSOCIATED {kind: 'manual'}]-(o:Memory)
+       [(m)-[r:ASSOCIATED {kind: 'manual'}]-(o)
         WHERE o.scope = $scope AND o.lifecycle IN $lifecycles
           AND (o.created_at < m.created_at OR (o.created_at = m.created_at AND o.id < m.id))
           AND ($versions OR o.version_of IS NULL) | {id: o.id, weight: r.weight}] AS links

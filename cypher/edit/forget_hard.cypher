@@ -15,16 +15,16 @@
 {{lock_scope}}
 MATCH (m:Memory {id: $id, scope: $scope})
   USING INDEX SEEK m:Memory(scope, id)
-// (A comprehension expands from m; a MATCH would be planned as a scan of the scope.)
-WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d:Memory)
+// (No label on d: with one, a planner on empty statistics read the whole scope for m.)
+WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d)
               WHERE d.scope = $scope AND d.source = 'consolidation' | d] AS roots
 CALL (roots) {
   UNWIND roots AS r
   MATCH (v:Memory {version_of: r.id, scope: $scope})
   // A version edited before versions were refused keeps versions of its own
   // ("<id>@v1@v1"), down its chain of version edges: they go with it.
-  OPTIONAL MATCH (v)-[chain:SUPERSEDES*]->(w:Memory {scope: $scope})
-  WHERE all(e IN chain WHERE e.kind = 'version')
+  OPTIONAL MATCH (v)-[chain:SUPERSEDES*]->(w)
+  WHERE w.scope = $scope AND all(e IN chain WHERE e.kind = 'version')
   WITH collect(v) + collect(w) AS found
   UNWIND found AS x
   RETURN collect(DISTINCT x) AS versions
@@ -45,8 +45,8 @@ FOREACH (r IN roots + versions |
 WITH m, roots, versions, entities
 CALL (roots) {
   UNWIND roots AS r
-  MATCH (r)-[:NEXT]->(x:Memory)
-  OPTIONAL MATCH (p:Memory)-[before:NEXT]->(r)
+  MATCH (r)-[:NEXT]->(x)
+  OPTIONAL MATCH (p)-[before:NEXT]->(r)
   FOREACH (q IN CASE WHEN p IS NULL THEN [] ELSE [p] END |
     CREATE (q)-[:NEXT {session: before.session}]->(x))
   SET x.context = {{context_text}}
@@ -55,7 +55,7 @@ CALL (roots) {
   UNWIND roots AS r
   MATCH (s:Session {id: r.session})
   WHERE s.last = r.id
-  OPTIONAL MATCH (p:Memory)-[:NEXT]->(r)
+  OPTIONAL MATCH (p)-[:NEXT]->(r)
   SET s.last = p.id
 }
 // Its sessions, to delete those it leaves empty (a session's name can say what was said).

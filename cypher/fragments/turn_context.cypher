@@ -7,8 +7,8 @@
 UNWIND $lists.placed AS id
 MATCH (m:Memory {id: id, scope: $scope})
   USING INDEX SEEK m:Memory(scope, id)
-OPTIONAL MATCH (m)-[:NEXT]->(n:Memory)
+OPTIONAL MATCH (m)-[:NEXT]->(n)
 UNWIND [m, n] AS x
 WITH DISTINCT x WHERE x IS NOT NULL
-OPTIONAL MATCH (p:Memory)-[:NEXT]->(x)
+OPTIONAL MATCH (p)-[:NEXT]->(x)
 SET x.context = {{context_text}}

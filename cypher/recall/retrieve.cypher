@@ -80,7 +80,10 @@ CALL (entries) {
   UNWIND [e IN entries WHERE $lists.context IS NOT NULL AND e.list IN ['vector', 'text']
           | e.n] AS c
   WITH DISTINCT c
-  MATCH (c)-[:NEXT]->(n:Memory)
+  // No label on a hop's far end (NEXT joins memories only): with one, a plan made on an
+  // empty database sought the whole scope for each candidate (docs/decisions.md,
+  // "A hop from a memory names no label").
+  MATCH (c)-[:NEXT]->(n)
   WHERE {{visible}}
   RETURN collect(DISTINCT {n: n, list: 'next', rank: null, score: null}) AS next
 }
@@ -88,7 +91,7 @@ CALL (entries, next) {
   UNWIND entries + next AS e
   WITH e.n AS m, collect(e {.list, .rank, .score}) AS ranks
   CALL (m) {
-    OPTIONAL MATCH (n:Memory)-[:NEXT]->(m)
+    OPTIONAL MATCH (n)-[:NEXT]->(m)
     WHERE $lists.context IS NOT NULL AND n.embedding IS NOT NULL AND {{in_scope}}
     RETURN n.embedding AS pe
     LIMIT 1
