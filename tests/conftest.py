@@ -115,6 +115,22 @@ def shared_data() -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def transcript_row() -> Callable[[GraphMem, Path], Any]:
+    """`graphmem.bench.slots.transcript_recall` of a conversation, asked once for the whole
+    run: every framework's slot test is held to the same transcript row (each asking it
+    again cost ~20 s of the suite)."""
+    from graphmem.bench.slots import transcript_recall
+
+    kept: dict[Path, Any] = {}
+
+    def row(mem: GraphMem, path: Path) -> Any:
+        if path not in kept:
+            kept[path] = transcript_recall(mem, path)
+        return kept[path]
+    return row
+
+
 class HardeningCounts:
     """What the standing hardening suite tried and found, printed at the end of the run
     (`pytest_terminal_summary`): every test of it counts its generated inputs and any

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from graphmem.api import GraphMem
 from graphmem.bench import (
     LOCOMO_MODES,
+    Conversation,
     Found,
     ModeScores,
     conversations,
@@ -49,34 +50,52 @@ class SlotRecall(BaseModel):
         return round(self.transcript.recall_at_10 - self.through_slot.recall_at_10, 1)
 
 
-def slot_recall(mem: GraphMem, path: Path, slot: str, write: SlotWriter, *,
-                by_text: bool = False) -> SlotRecall:
-    """The first conversation of `path` imported as a transcript and written by `write`,
-    each asked every question; both scopes are dropped afterwards. A hit is the turn
-    whose dia_id its metadata carries, or (`by_text`, for a slot that keeps no metadata
-    of the caller's) the first turn that says its text."""
+def transcript_recall(mem: GraphMem, path: Path) -> ModeScores:
+    """The first conversation of `path` imported as a transcript and asked every question;
+    its scope is dropped afterwards. The row every slot of that conversation is held to
+    (the same whichever slot is measured: asked once, it serves them all)."""
     conv = conversations(path)[0]
     records = turns_of(conv, path)
-    transcript = f"bench:slot:{conv.name}:transcript"
-    mem.drop_scope(transcript)
-    mem.ops.write(records, mem.ops.write_options(scope=transcript))
+    scope = f"bench:slot:{conv.name}:transcript"
+    mem.drop_scope(scope)
+    mem.ops.write(records, mem.ops.write_options(scope=scope))
+    try:
+        return mode_scores("transcript", _asked(mem, conv, scope, records, by_text=False))
+    finally:
+        mem.drop_scope(scope)
+
+
+def slot_recall(mem: GraphMem, path: Path, slot: str, write: SlotWriter, *,
+                by_text: bool = False, transcript: ModeScores | None = None) -> SlotRecall:
+    """The first conversation of `path` written by `write` and asked every question,
+    beside `transcript` (`transcript_recall` of the same `path`, asked here when not
+    given); the scope written is dropped afterwards. A hit is the turn whose dia_id its
+    metadata carries, or (`by_text`, for a slot that keeps no metadata of the caller's)
+    the first turn that says its text."""
+    conv = conversations(path)[0]
+    records = turns_of(conv, path)
+    baseline = transcript or transcript_recall(mem, path)
     written = write(records)
+    try:
+        found = _asked(mem, conv, written, records, by_text=by_text)
+    finally:
+        mem.drop_scope(written)
+    return SlotRecall(cores=os.cpu_count() or 1, slot=slot, questions=len(conv.questions),
+                      transcript=baseline, through_slot=mode_scores(slot, found))
+
+
+def _asked(mem: GraphMem, conv: Conversation, scope: str, records: list[Numbered], *,
+           by_text: bool) -> Found:
+    """Every question of `conv` asked of `scope` as `bench locomo` asks it (the default
+    recall, no reinforcement, the day after the last session), scored by dia_id."""
     said: dict[str, object] = {}
     for n in records:
         said.setdefault(n.record.text, n.record.metadata.get("dia_id"))
-    found: dict[str, Found] = {transcript: {}, written: {}}
-    try:
-        with mem.at(conv.asked_at) as ask:
-            for q in conv.questions:
-                for where in found:
-                    hits = ask.recall(q["question"], scope=where, top_k=10,
-                                      **LOCOMO_MODES["default"]).hits  # type: ignore[arg-type]
-                    score(found[where], q, [
-                        said.get(h.text) if by_text and where == written
-                        else h.metadata.get("dia_id") for h in hits])
-    finally:
-        for where in found:
-            mem.drop_scope(where)
-    return SlotRecall(cores=os.cpu_count() or 1, slot=slot, questions=len(conv.questions),
-                      transcript=mode_scores("transcript", found[transcript]),
-                      through_slot=mode_scores(slot, found[written]))
+    found: Found = {}
+    with mem.at(conv.asked_at) as ask:
+        for q in conv.questions:
+            hits = ask.recall(q["question"], scope=scope, top_k=10,
+                              **LOCOMO_MODES["default"]).hits  # type: ignore[arg-type]
+            score(found, q, [said.get(h.text) if by_text else h.metadata.get("dia_id")
+                             for h in hits])
+    return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from google.adk.agents import Agent
@@ -21,6 +22,7 @@ from google.adk.tools import load_memory
 from google.genai import types
 
 from graphmem.api import GraphMem
+from graphmem.bench import ModeScores
 from graphmem.bench.slots import slot_recall
 from graphmem.integrations.adk import GraphMemMemoryService
 from graphmem.write.records import Numbered
@@ -109,10 +111,12 @@ def _through_adk(mem: GraphMem, user: str):  # type: ignore[no-untyped-def]
     return write
 
 
-def test_a_conversation_through_adk_recalls_as_its_transcript(mem: GraphMem,
-                                                              shared_data: Path) -> None:
+def test_a_conversation_through_adk_recalls_as_its_transcript(
+        mem: GraphMem, shared_data: Path,
+        transcript_row: Callable[[GraphMem, Path], ModeScores]) -> None:
     user = f"reader-{uuid.uuid4().hex[:6]}"
-    result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "adk",
-                         _through_adk(mem, user))
+    conv = shared_data / "locomo" / "conv-26.json"
+    result = slot_recall(mem, conv, "adk", _through_adk(mem, user),
+                         transcript=transcript_row(mem, conv))
     print("\n" + result.line())
     assert result.gap() <= 1.0, result

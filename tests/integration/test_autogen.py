@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from autogen_core.memory import MemoryContent, MemoryMimeType
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from graphmem.api import GraphMem
+from graphmem.bench import ModeScores
 from graphmem.bench.slots import slot_recall
 from graphmem.errors import InputError
 from graphmem.integrations.autogen import GraphMemMemory
@@ -74,9 +76,11 @@ def _through_memory(mem: GraphMem, scope: str):  # type: ignore[no-untyped-def]
 
 
 def test_a_conversation_through_autogen_recalls_as_its_transcript(
-        mem: GraphMem, shared_data: Path) -> None:
+        mem: GraphMem, shared_data: Path,
+        transcript_row: Callable[[GraphMem, Path], ModeScores]) -> None:
     scope = f"bench:slot:autogen:{uuid.uuid4().hex[:6]}"
-    result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "autogen",
-                         _through_memory(mem, scope))
+    conv = shared_data / "locomo" / "conv-26.json"
+    result = slot_recall(mem, conv, "autogen", _through_memory(mem, scope),
+                         transcript=transcript_row(mem, conv))
     print("\n" + result.line())
     assert result.gap() <= 1.0, result

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from llama_index.core.chat_engine import SimpleChatEngine
@@ -15,6 +16,7 @@ from llama_index.core.llms import ChatMessage, MockLLM
 from llama_index.core.memory import Memory
 
 from graphmem.api import GraphMem
+from graphmem.bench import ModeScores
 from graphmem.bench.slots import slot_recall
 from graphmem.integrations.llamaindex import GraphMemBlock
 from graphmem.write.records import Numbered
@@ -62,8 +64,10 @@ def _through_block(mem: GraphMem):  # type: ignore[no-untyped-def]
 
 
 def test_a_conversation_through_the_block_recalls_as_its_transcript(
-        mem: GraphMem, shared_data: Path) -> None:
-    result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "llamaindex",
-                         _through_block(mem), by_text=True)
+        mem: GraphMem, shared_data: Path,
+        transcript_row: Callable[[GraphMem, Path], ModeScores]) -> None:
+    conv = shared_data / "locomo" / "conv-26.json"
+    result = slot_recall(mem, conv, "llamaindex", _through_block(mem), by_text=True,
+                         transcript=transcript_row(mem, conv))
     print("\n" + result.line())
     assert result.gap() <= 1.0, result

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from agents import Agent, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from graphmem.api import GraphMem
+from graphmem.bench import ModeScores
 from graphmem.bench.slots import slot_recall
 from graphmem.errors import InputError
 from graphmem.integrations.openai_agents import GraphMemSession, memory_tools
@@ -82,9 +84,11 @@ def _through_sessions(mem: GraphMem, scope: str):  # type: ignore[no-untyped-def
 
 
 def test_a_conversation_through_sessions_recalls_as_its_transcript(
-        mem: GraphMem, shared_data: Path) -> None:
+        mem: GraphMem, shared_data: Path,
+        transcript_row: Callable[[GraphMem, Path], ModeScores]) -> None:
     scope = f"bench:slot:openai-agents:{uuid.uuid4().hex[:6]}"
-    result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "openai-agents",
-                         _through_sessions(mem, scope), by_text=True)
+    conv = shared_data / "locomo" / "conv-26.json"
+    result = slot_recall(mem, conv, "openai-agents", _through_sessions(mem, scope), by_text=True,
+                         transcript=transcript_row(mem, conv))
     print("\n" + result.line())
     assert result.gap() <= 1.0, result

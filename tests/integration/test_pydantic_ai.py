@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -28,6 +29,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from graphmem.api import GraphMem
+from graphmem.bench import ModeScores
 from graphmem.bench.slots import slot_recall
 from graphmem.write.records import Numbered
 
@@ -92,10 +94,12 @@ def _through_mcp(mem: GraphMem, scope: str):  # type: ignore[no-untyped-def]
     return write
 
 
-def test_a_conversation_over_mcp_recalls_as_its_transcript(mem: GraphMem,
-                                                           shared_data: Path) -> None:
+def test_a_conversation_over_mcp_recalls_as_its_transcript(
+        mem: GraphMem, shared_data: Path,
+        transcript_row: Callable[[GraphMem, Path], ModeScores]) -> None:
     scope = f"bench:slot:mcp:{uuid.uuid4().hex[:6]}"
-    result = slot_recall(mem, shared_data / "locomo" / "conv-26.json", "mcp",
-                         _through_mcp(mem, scope))
+    conv = shared_data / "locomo" / "conv-26.json"
+    result = slot_recall(mem, conv, "mcp", _through_mcp(mem, scope),
+                         transcript=transcript_row(mem, conv))
     print("\n" + result.line())
     assert result.gap() <= 1.0, json.dumps(result.model_dump())
