@@ -303,11 +303,14 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
         def write_chunk(chunk: list[Row]) -> None:
             def attempt(tx: Tx) -> None:
                 job.begin_chunk()
-                runs.renew(tx, store, job.id)
                 for batch in batches(chunk):
                     started = time.perf_counter()
                     write_batch(tx, store, batch, opts, chunk_of=job)
                     timing.add("write", started)
+                # Last: renewing locks the run until this commits, and the heartbeat
+                # waits on that lock; taken first, a chunk that wrote for longer than
+                # a lease let the run look abandoned to another process's `recover`.
+                runs.renew(tx, store, job.id)
 
             _committed(store, opts.scope, attempt)
             job.commit_chunk()
