@@ -87,7 +87,8 @@ def slot_recall(mem: GraphMem, path: Path, slot: str, write: SlotWriter, *,
 def _asked(mem: GraphMem, conv: Conversation, scope: str, records: list[Numbered], *,
            by_text: bool) -> Found:
     """Every question of `conv` asked of `scope` as `bench locomo` asks it (the default
-    recall, no reinforcement, the day after the last session), scored by dia_id."""
+    recall, no reinforcement, the day after the last session), each hit scored by the
+    dia_id its metadata carries, or with `by_text` by the first turn that says its text."""
     said: dict[str, object] = {}
     for n in records:
         said.setdefault(n.record.text, n.record.metadata.get("dia_id"))
