@@ -12,7 +12,9 @@
 // score}: the similarity, or BM25), its similarity to the query, whether it has a
 // context, and with $lists.context the turn before it: that turn's similarity to the
 // query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
-// them into cosines (graphmem.read.rank.cosine).
+// them into cosines (graphmem.read.rank.cosine). Equal similarities (one text in a scope
+// and a layer) rank by scope and id: the vector rank feeds rank fusion, and a tie left
+// to the plan ranked the same store differently once it was planned again.
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
 //         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
@@ -48,7 +50,7 @@ CALL (scan) {
       WITH x.n AS n
       WHERE {{visible}}
       WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
-      ORDER BY s DESC
+      ORDER BY s DESC, n.scope, n.id
       RETURN collect({n: n, s: s})[..$fetch] AS found
     }
     RETURN size(returned) AS returned, found
@@ -58,7 +60,7 @@ CALL (scan) {
     MATCH (n:Memory)
     WHERE {{visible}} AND n.embedding IS NOT NULL
     WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
-    ORDER BY s DESC
+    ORDER BY s DESC, n.scope, n.id
     LIMIT $fetch
     RETURN null AS returned, collect({n: n, s: s}) AS found
   }

@@ -95,3 +95,25 @@ def test_a_near_duplicate_is_found_however_many_scopes_hold_the_same_text(
     finally:
         for s in [*others, own]:
             gm.drop_scope(s)
+
+
+def test_one_text_in_two_layers_ranks_the_same_whatever_the_plan_met_first(
+        gm: GraphMem) -> None:
+    # Equal similarities rank by scope and id: the vector rank feeds hybrid's rank fusion,
+    # and a tie left to the server's plan ranked one store differently once replanned.
+    base = f"test:iso-{uuid.uuid4().hex[:10]}"
+    reader, first, second = f"{base}-reader", f"{base}-a", f"{base}-b"
+    text = "The piano recital moved to Friday at the museum."
+    try:
+        gm.remember({"id": "x", "text": "Lunch was pastry by the river."}, scope=reader,
+                    signal_gate=False)
+        for scope in (second, first):  # the later scope by name is written first
+            gm.remember({"id": "m", "text": text}, scope=scope, signal_gate=False)
+        for layers in ([second, first], [first, second]):
+            for mode in ("vector", "hybrid"):
+                hits = gm.recall(text, scope=reader, layers=layers, mode=mode,
+                                 reinforce=False).hits[:2]
+                assert [(h.scope, h.vector_rank) for h in hits] == [(first, 1), (second, 2)]
+    finally:
+        for s in (reader, first, second):
+            gm.drop_scope(s)
