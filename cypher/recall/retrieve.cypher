@@ -12,9 +12,7 @@
 // score}: the similarity, or BM25), its similarity to the query, whether it has a
 // context, and with $lists.context the turn before it: that turn's similarity to the
 // query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
-// them into cosines (graphmem.read.rank.cosine). Equal similarities (one text in a scope
-// and a layer) rank by scope and id: the vector rank feeds rank fusion, and a tie left
-// to the plan ranked the same store differently once it was planned again.
+// them into cosines (graphmem.read.rank.cosine); ties go by scope, id (decisions.md).
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
 //         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
