@@ -34,6 +34,9 @@ class TcpProxy:
         self._listener.settimeout(0.2)
         self.port = self._listener.getsockname()[1]
         self._sockets: list[Any] = []
+        # Held from `_accept`'s look at `_down` until its connection is listed, so a
+        # connection made as the proxy goes down is cut with the rest, not left up.
+        self._listing = threading.Lock()
         self._lose = 0
         self.lost = 0
         threading.Thread(target=self._accept, daemon=True).start()
@@ -54,8 +57,10 @@ class TcpProxy:
 
     def down(self) -> None:
         """Cut every open connection (both ends see it closed) and refuse new ones."""
-        self._down.set()
-        for s in list(self._sockets):
+        with self._listing:
+            self._down.set()
+            cut = list(self._sockets)
+        for s in cut:
             with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)  # a close alone leaves a blocked recv waiting
             with contextlib.suppress(OSError):
@@ -71,11 +76,17 @@ class TcpProxy:
                 client, _ = self._listener.accept()
             except (TimeoutError, OSError):
                 continue
-            if self._down.is_set():
-                client.close()  # refused as soon as it is accepted
-                continue
-            server = socket.create_connection(self._target)
-            self._sockets += [client, server]
+            with self._listing:
+                if self._down.is_set():
+                    client.close()  # refused as soon as it is accepted
+                    continue
+                try:
+                    server = socket.create_connection(self._target, timeout=5)
+                    server.settimeout(None)
+                except OSError:
+                    client.close()  # the server itself is gone: so is this connection
+                    continue
+                self._sockets += [client, server]
             committing = threading.Event()  # this connection's commit answer is to be lost
             for a, b, up in ((client, server, True), (server, client, False)):
                 threading.Thread(target=self._pipe, args=(a, b, up, committing),

@@ -284,6 +284,10 @@ def neo4j_conf(settings: Settings) -> str:
         f"server.memory.pagecache.size={settings.server_pagecache}",
         "db.tx_log.rotation.retention_policy=2 files",
         "dbms.usage_report.enabled=false",
+        # A plan lives minutes once its statistics drift, not 10 s: replanning recall's
+        # queries was a quarter of the server's CPU (docs/decisions.md, "Plans live
+        # minutes").
+        "dbms.cypher.min_replan_interval=5m",
         *(f"server.jvm.additional={o}" for o in JVM_OPTIONS),
     ]
     return "\n".join(lines) + "\n"

@@ -84,16 +84,29 @@ def test_queries_run_on_onnx_and_agree_with_torch(embedder: Embedder) -> None:
         assert float(onnx @ torch_) > 0.9999
 
 
-def test_the_export_is_made_once_and_reused(tmp_path) -> None:
-    first = Embedder(cache=tmp_path)
-    first.warm()
-    exported = list(tmp_path.glob("*.onnx"))
-    assert len(exported) == 1 and not list(tmp_path.glob("*.part"))
-    assert len(list(tmp_path.glob("*.tokenizer.json"))) == 1
-    stamp = exported[0].stat().st_mtime_ns
-    again = Embedder(cache=tmp_path)
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder in which all-MiniLM-L6-v2's ONNX export was made (with torch, some
+    10 s): made once for the tests that need one, each working on a copy."""
+    cache = tmp_path_factory.mktemp("onnx")
+    Embedder(cache=cache).warm()
+    return cache
+
+
+def _copy_of(exported: Path, into: Path) -> Path:
+    shutil.copytree(exported, into, dirs_exist_ok=True)
+    return into
+
+
+def test_the_export_is_made_once_and_reused(exported: Path) -> None:
+    made = list(exported.glob("*.onnx"))  # the fixture's Embedder made it, in a new folder
+    assert len(made) == 1 and not list(exported.glob("*.part"))
+    assert len(list(exported.glob("*.tokenizer.json"))) == 1
+    stamp = made[0].stat().st_mtime_ns
+    embed_module._ONNX_MODELS.clear()  # as a new process finds the file
+    again = Embedder(cache=exported)
     again.warm()
-    assert again.runtime == "onnxruntime" and exported[0].stat().st_mtime_ns == stamp
+    assert again.runtime == "onnxruntime" and made[0].stat().st_mtime_ns == stamp
 
 
 def test_an_export_that_fails_leaves_queries_on_torch(tmp_path, caplog) -> None:
@@ -112,21 +125,23 @@ def test_torch_can_be_chosen_for_queries(tmp_path) -> None:
     assert e.runtime == "torch" and not list(tmp_path.iterdir())
 
 
-def test_a_damaged_export_is_noticed_and_made_again(tmp_path, caplog) -> None:
-    first = Embedder(cache=tmp_path)
+def test_a_damaged_export_is_noticed_and_made_again(exported: Path, tmp_path: Path,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    cache = _copy_of(exported, tmp_path)
+    first = Embedder(cache=cache)
     first.warm()
-    [exported] = tmp_path.glob("*.onnx")
+    [onnx] = cache.glob("*.onnx")
     good = first.embed_query("which key-value store do we use?")
-    data = bytearray(exported.read_bytes())
+    data = bytearray(onnx.read_bytes())
     middle = len(data) // 2  # inside the weights: still a valid model, embedding wrongly
     data[middle:middle + 4096] = bytes(b ^ 0x40 for b in data[middle:middle + 4096])
-    exported.write_bytes(bytes(data))
+    onnx.write_bytes(bytes(data))
     embed_module._ONNX_MODELS.clear()  # as a new process finds the file
-    again = Embedder(cache=tmp_path)
+    again = Embedder(cache=cache)
     again.warm()
-    assert "no longer matches its checksum" in caplog.text and str(exported) in caplog.text
+    assert "no longer matches its checksum" in caplog.text and str(onnx) in caplog.text
     assert again.runtime == "onnxruntime"
-    assert exported.read_bytes() != bytes(data)  # replaced, not patched around
+    assert onnx.read_bytes() != bytes(data)  # replaced, not patched around
     assert float(again.embed_query("which key-value store do we use?") @ good) > 0.9999
 
 
@@ -195,8 +210,9 @@ def test_batches_run_on_onnx_and_agree_with_torch(embedder: Embedder) -> None:
     assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
 
 
-def test_a_process_that_finds_the_export_imports_no_model_framework(tmp_path) -> None:
-    Embedder(cache=tmp_path).warm()  # makes the export, with torch
+def test_a_process_that_finds_the_export_imports_no_model_framework(exported: Path,
+                                                                    tmp_path: Path) -> None:
+    _copy_of(exported, tmp_path)  # made with torch, by this process
     probe = (
         "import sys\n"
         "from pathlib import Path\n"

@@ -117,6 +117,9 @@ def test_neo4j_conf_is_loopback_with_auth_and_sized_heap() -> None:
     assert "server.bolt.advertised_address=127.0.0.1:7688" in conf
     assert "dbms.security.auth_enabled=true" in conf
     assert "server.memory.heap.max_size=3g" in conf
+    # Plans are made again at most every five minutes (docs/decisions.md, "Plans live
+    # minutes"), not at Neo4j's 10 s.
+    assert "dbms.cypher.min_replan_interval=5m" in conf.splitlines()
     assert s.neo4j_password.get_secret_value() not in conf
 
 
