@@ -61,10 +61,7 @@ class TcpProxy:
             self._down.set()
             cut = list(self._sockets)
         for s in cut:
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)  # a close alone leaves a blocked recv waiting
-            with contextlib.suppress(OSError):
-                s.close()
+            _cut(s)
 
     def up(self) -> None:
         """Accept connections again."""
@@ -107,15 +104,24 @@ class TcpProxy:
                 sink.sendall(chunk)
         except OSError:
             pass
-        finally:
+        finally:  # one end closed: so is the other, as the peer there sees at once
             for s in (source, sink):
-                with contextlib.suppress(OSError):
-                    s.close()
+                _cut(s)
 
     def close(self) -> None:
         self._closed.set()
         self._open.set()
         self._listener.close()
         for s in self._sockets:
-            with contextlib.suppress(OSError):
-                s.close()
+            _cut(s)
+
+
+def _cut(s: Any) -> None:
+    """Close socket `s` so that its peer sees it closed now: a close alone, while another
+    thread is blocked reading it (its pipe the other way), sends nothing, and the server
+    kept that connection, with its open transaction and its locks, until the
+    transaction's timeout."""
+    with contextlib.suppress(OSError):
+        s.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        s.close()

@@ -5,11 +5,14 @@ budget a call fails cleanly, nothing half-written, and the next one succeeds."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
 from typing import Any
 
+import neo4j
 import pytest
 
 from graphmem.api import GraphMem
@@ -144,3 +147,29 @@ def test_a_commit_whose_answer_was_lost_counts_once(mem: GraphMem, bolt_proxy: A
         far.feedback(memory, used=True)
         assert far.get([memory])[0].importance - echoed == pytest.approx(echoed - before)
     assert _stored(mem) == Counter({"first": 1, memory: 1})
+
+
+def test_a_caller_gone_mid_transaction_leaves_no_lock_behind_the_proxy(
+        mem: GraphMem, bolt_proxy: Any) -> None:
+    """A process that ends inside an open transaction (a service stopped mid-write, an
+    input's transaction, which has no timeout) releases its locks when it goes, also
+    through the proxy: the proxy once closed the server's end without telling it, and the
+    server held those locks until the transaction's timeout, or for ever without one
+    (a later schema change then waited past CI's limit)."""
+    mem.remember({"id": "held", "text": "The lock drill is on Tuesdays"})
+    s = mem.settings
+    child = (
+        "import os, sys, neo4j\n"
+        "uri, user, password, database, scope = sys.argv[1:]\n"
+        "driver = neo4j.GraphDatabase.driver(uri, auth=(user, password))\n"
+        "tx = driver.session(database=database).begin_transaction()  # no timeout\n"
+        "tx.run('MATCH (m:Memory {scope: $scope}) SET m.held = true', scope=scope).consume()\n"
+        "os._exit(0)  # gone, the transaction open\n")
+    subprocess.run([sys.executable, "-c", child, f"bolt://127.0.0.1:{bolt_proxy.port}",
+                    s.neo4j_user, s.neo4j_password.get_secret_value(), s.neo4j_database,
+                    s.scope], check=True, timeout=120)
+    store = mem.ops.core.store
+    with store.driver.session(database=store.database) as session:
+        # Fails (LockClientStopped) if the gone caller's lock is still held 10 s on.
+        session.run(neo4j.Query("MATCH (m:Memory {scope: $scope}) SET m.held = false",
+                                timeout=10), scope=s.scope).consume()
