@@ -98,9 +98,7 @@ class TcpProxy:
                     committing.set()
                 elif not up and committing.is_set():
                     self.lost += 1  # the server has committed and answered: cut instead
-                    for s in (source, sink):
-                        s.shutdown(socket.SHUT_RDWR)
-                    return
+                    return  # (both ends, below)
                 sink.sendall(chunk)
         except OSError:
             pass

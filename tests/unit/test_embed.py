@@ -93,11 +93,6 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cache
 
 
-def _copy_of(exported: Path, into: Path) -> Path:
-    shutil.copytree(exported, into, dirs_exist_ok=True)
-    return into
-
-
 def test_the_export_is_made_once_and_reused(exported: Path) -> None:
     made = list(exported.glob("*.onnx"))  # the fixture's Embedder made it, in a new folder
     assert len(made) == 1 and not list(exported.glob("*.part"))
@@ -127,7 +122,7 @@ def test_torch_can_be_chosen_for_queries(tmp_path) -> None:
 
 def test_a_damaged_export_is_noticed_and_made_again(exported: Path, tmp_path: Path,
                                                     caplog: pytest.LogCaptureFixture) -> None:
-    cache = _copy_of(exported, tmp_path)
+    cache = shutil.copytree(exported, tmp_path, dirs_exist_ok=True)
     first = Embedder(cache=cache)
     first.warm()
     [onnx] = cache.glob("*.onnx")
@@ -212,7 +207,7 @@ def test_batches_run_on_onnx_and_agree_with_torch(embedder: Embedder) -> None:
 
 def test_a_process_that_finds_the_export_imports_no_model_framework(exported: Path,
                                                                     tmp_path: Path) -> None:
-    _copy_of(exported, tmp_path)  # made with torch, by this process
+    shutil.copytree(exported, tmp_path, dirs_exist_ok=True)  # made with torch, here
     probe = (
         "import sys\n"
         "from pathlib import Path\n"
