@@ -346,7 +346,7 @@ def test_a_process_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
                     reason="kills and restarts the local server: `.ci/run` runs it on its "
                     "own, on its Neo4j 2026 server (GRAPHMEM_KILL_SERVER=1)")
 def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
-                                                               shared_data: Path,
+                                                               conversation: Path,
                                                                store: Store) -> None:
     from graphmem.graph.server import LocalServer
 
@@ -354,14 +354,14 @@ def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
     pid = server.pid()
     assert pid is not None, "needs the local server of `graphmem server start`"
     clean, killed = mem.settings.scope + "-clean", mem.settings.scope + "-killed"
-    # Every conversation as one input, one transaction: long enough that a kill at 60 %
-    # of a clean run's time lands while it is open, on a fast machine as on a slow one.
-    paths = sorted((shared_data / "locomo").glob("*.json"))
     try:
-        took = ingest_to_end(mem, paths, clean)
-        proc = ingest(mem, paths, killed)
-        time.sleep(0.6 * took)
+        ingest_to_end(mem, [conversation], clean)
+        proc = ingest(mem, [conversation], killed)
+        # Killed once the input's one transaction holds its memories, not after a guess
+        # at the time: the conversation's turns are embedded before it opens.
+        held = open_write(store, proc, locks=1000)
         os.kill(pid, signal.SIGKILL)
+        assert held, "the ingest's transaction was never seen holding its memories"
         assert proc.wait(timeout=120) == 2, "an ingest whose server dies exits 2"
         for _ in range(50):
             if server.pid() is None:
@@ -370,7 +370,7 @@ def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
         server.start()
         mem.close()  # the old pool's connections died with the server
         assert graph_of(store, killed)["memories"] == 0
-        ingest_to_end(mem, paths, killed)
+        ingest_to_end(mem, [conversation], killed)
         assert graph_of(store, killed) == graph_of(store, clean)
     finally:
         if server.pid() is None:  # a failure above must not leave the run without a server
@@ -378,6 +378,20 @@ def test_the_server_killed_mid_ingest_leaves_nothing_half_done(mem: GraphMem,
             mem.close()
         for s in (clean, killed):
             mem.drop_scope(s)
+
+
+def open_write(store: Store, proc: subprocess.Popen[str], *, locks: int) -> bool:
+    """Wait until a transaction on the server (the test's server has no other writer)
+    holds at least `locks` locks, or `proc` ends; whether one did."""
+    while proc.poll() is None:
+        held = store.driver.execute_query(
+            "SHOW TRANSACTIONS YIELD currentQuery, activeLockCount "
+            "WHERE NOT currentQuery STARTS WITH 'SHOW' AND activeLockCount >= $locks "
+            "RETURN count(*) AS n", locks=locks, database_=store.database).records[0]["n"]
+        if held:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 mcp_values = st.recursive(
