@@ -2,12 +2,12 @@
 // memory, the summaries consolidation made from it (source 'consolidation': they quote
 // it; a memory someone wrote that a consolidation only confirmed keeps what it says), the
 // stored earlier versions of both, and all their edges are deleted, and the next turn's
-// context loses it; entities that no memory mentions or is about any more are deleted,
-// and so are the scope's reflections that name one of them. Each deleted memory and
-// version leaves a Tombstone with only its id, content hash, scope, time and who — never
-// the text — which refuses writing it again (`edit/stamp_tombstones` adds the forget
-// keys, computed from the texts this query returns). A forgotten turn's neighbours become
-// each other's, and a session it leaves empty goes with it.
+// context loses it; entities that no memory mentions or is about any more (reflections
+// aside) are deleted, and so are the scope's reflections that name one of them. Each
+// deleted memory and version leaves a Tombstone with only its id, content hash, scope,
+// time and who — never the text — which refuses writing it again (`edit/stamp_tombstones`
+// adds the forget keys, computed from the texts this query returns). A forgotten turn's
+// neighbours become each other's, and a session it leaves empty goes with it.
 // Params: $id, $scope, $now, $by.
 // Returns: id, versions (earlier versions deleted), derived (ids of consolidated and
 //          reflection memories deleted with it), texts (list of {id, text}: what the
@@ -77,16 +77,23 @@ CALL (sessions) {
 CALL (entities) {
   UNWIND entities AS e
   WITH e, {{degree}} AS degree,
-       {{public_degree}} AS public_degree
+       {{public_degree}} AS public_degree,
+       // A reflection that names it does not keep it: it goes with it (below).
+       COUNT { MATCH (e)<-[:MENTIONS|ABOUT]-(said:Memory)
+               WHERE coalesce(said.kind, '') <> 'reflection' RETURN DISTINCT said }
+         AS unreflected
   SET e.degree = degree, e.public_degree = public_degree
-  WITH e WHERE degree = 0
+  WITH e WHERE unreflected = 0
   WITH collect(e) AS orphans
   WITH orphans, [o IN orphans | o.name] AS names
   FOREACH (o IN orphans | DETACH DELETE o)
   RETURN names
 }
 CALL (names) {
-  MATCH (r:Memory {scope: $scope, kind: 'reflection'})
+  // The scope's memories are read for reflections only when an entity went (a filter on
+  // `names` alone was planned after that read).
+  UNWIND CASE WHEN size(names) > 0 THEN [$scope] ELSE [] END AS scope
+  MATCH (r:Memory {scope: scope, kind: 'reflection'})
   WHERE any(n IN names WHERE r.text CONTAINS n)
   CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
                       forgotten_at: $now, forgotten_by: $by, derived_from: $id})

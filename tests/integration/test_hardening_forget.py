@@ -367,3 +367,17 @@ def test_no_record_takes_a_versions_id_so_updates_of_the_memory_go_on(mem: Graph
             "cfg", "cfg@v2", "cfg@v1"]
     finally:
         mem.drop_scope(scope)
+
+
+def test_a_reflection_naming_only_forgotten_memories_entity_goes_with_them(
+        mem: GraphMem, store: Store) -> None:
+    at(mem, 0).remember([{"id": f"e{i}", "text": f"Priya Raman {deed}", "kind": "episodic",
+                          "importance": 0.9} for i, deed in enumerate(DEEDS)])
+    at(mem, 30).sweep(options=SweepOptions(reflect=True, reflect_after=1.0))
+    named = [h.text for h in mem.recall("Priya Raman", kinds=["reflection"], top_k=5,
+                                        reinforce=False).hits if "Priya Raman" in h.text]
+    assert named, "the sweep reflected on Priya Raman"
+    for i in range(len(DEEDS)):
+        mem.forget(f"e{i}", hard=True)
+    left = [s for s in stored(store, mem.settings.scope) if "Priya Raman" in s]
+    assert left == [], "\n".join(left)

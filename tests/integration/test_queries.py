@@ -79,3 +79,36 @@ def test_association_reads_a_memorys_own_edges(mem: GraphMem, store: Store) -> N
     assert walks, "the plan reads ASSOCIATED edges"
     assert not [d for op, d in _operators(plan) if op.startswith("Expand(Into)")
                 and "ASSOCIATED" in d]
+
+
+def test_a_hard_forget_reads_as_much_in_a_big_scope_as_in_a_small_one(
+        mem: GraphMem, store: Store) -> None:
+    """edit/forget_hard looked for the scope's reflections naming a deleted entity on
+    every forget, reading every memory of the scope even when no entity went (250 of the
+    280 database hits in a scope of 250): the forget of one memory costs the same in a
+    scope of 10 and of 200."""
+    from graphmem.clock import utcnow
+
+    def hits(scope: str, n: int) -> int:
+        # No entity shared: a forget recounts each entity it leaves (not the point here).
+        mem.remember([{"id": f"k{i}", "text": f"the value of key {i} is bar {i}"}
+                      for i in range(n)], scope=scope)
+        with store.driver.session(database=store.database) as session:
+            tx = session.begin_transaction()
+            try:  # profiled, then rolled back: the memory stays
+                plan = tx.run("PROFILE " + queries.query("edit/forget_hard", store.variant),
+                              id="k1", scope=scope, now=utcnow(), by="test").consume().profile
+            finally:
+                tx.rollback()
+        return _db_hits(plan)
+
+    small, big = (f"{mem.settings.scope}-{n}" for n in (10, 200))
+    try:
+        assert hits(big, 200) == hits(small, 10)
+    finally:
+        for s in (small, big):
+            mem.drop_scope(s)
+
+
+def _db_hits(plan: Any) -> int:
+    return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
