@@ -4,7 +4,6 @@ answer 413 and 429, errors are one JSON line, and SIGTERM stops the service clea
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -22,6 +21,7 @@ import pytest
 import uvicorn
 
 from graphmem.api import GraphMem
+from graphmem.bench.proxy import TcpProxy
 from graphmem.embedding.embedders import Embedder
 from graphmem.service.app import Limits, create_app
 from graphmem.settings import Settings
@@ -418,60 +418,15 @@ def test_mcp_keeps_the_tokens_rate_and_unknown_tokens_cannot_hammer_the_store(
         s.close()
 
 
-class _Relay:
-    """A TCP relay from a local port to Neo4j's, that can be cut: Neo4j unreachable for
-    one process while the suite's server stays up."""
-
-    def __init__(self, target_port: int) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.target = target_port
-        self.links: list[socket.socket] = []
-        self.open = True
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if not self.open:  # a listener closed under accept() may still take one
-                client.close()
-                continue
-            server = socket.create_connection(("127.0.0.1", self.target))
-            self.links += [client, server]
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(a: socket.socket, b: socket.socket) -> None:
-        try:
-            while data := a.recv(65536):
-                b.sendall(data)
-        except OSError:
-            pass
-
-    def cut(self) -> None:
-        self.open = False
-        with contextlib.suppress(OSError):
-            self.listener.shutdown(socket.SHUT_RDWR)
-        self.listener.close()
-        for s in self.links:
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
-                s.close()
-
-
 def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
-        schema_ready: Settings) -> None:
-    relay = _Relay(int(schema_ready.neo4j_uri.rsplit(":", 1)[1]))
+        schema_ready: Settings, bolt_proxy: TcpProxy) -> None:
+    # The proxy taken down: Neo4j unreachable for the service while the suite's stays up.
     port = _free_port()
     scope = f"test:svc-{uuid.uuid4().hex[:10]}"
     with GraphMem(schema_ready) as mem:
         token = mem.tokens.create(name="relay", scopes=[scope]).token
         mem.remember("The cache layer is Redis", scope=scope)
-    env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{relay.port}",
+    env = {**os.environ, "NEO4J_URI": f"bolt://127.0.0.1:{bolt_proxy.port}",
            "GRAPHMEM_CONNECT_TIMEOUT": "1",
            "NEO4J_PASSWORD": schema_ready.neo4j_password.get_secret_value()}
     proc = subprocess.Popen([sys.executable, "-m", "graphmem", "serve", "--port", str(port)],
@@ -482,7 +437,7 @@ def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
                            headers={"Authorization": f"Bearer {token}"},
                            json={"query": "which cache?"})
         assert found.status_code == 200 and found.json()["hits"]
-        relay.cut()  # its reinforcement is pending (written every 0.5 s at the earliest)
+        bolt_proxy.down()  # its reinforcement is pending (written every 0.5 s at the earliest)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=120)
         text = err.decode()
@@ -492,7 +447,7 @@ def test_serve_stopped_while_neo4j_is_unreachable_says_so_and_exits_2(
     finally:
         if proc.poll() is None:
             proc.kill()
-        relay.cut()
+        bolt_proxy.down()
         with GraphMem(schema_ready) as mem:
             mem.drop_scope(scope)
             for t in mem.tokens.listed():
