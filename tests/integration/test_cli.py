@@ -47,7 +47,8 @@ def test_remember_text_with_kind_alias(cli: CliRunner, mem: GraphMem, store: Sto
                             "--kind", "rule", "--json"])
     assert done.exit_code == 0, done.stderr
     mid = json.loads(done.stdout)["outcomes"][0]["id"]
-    assert store.read("admin/memory_by_id", id=mid)[0]["memory"]["kind"] == "heuristic"
+    row = store.read("admin/memory_by_id", id=mid, scope=mem.settings.scope)[0]
+    assert row["memory"]["kind"] == "heuristic"
 
 
 def test_bad_line_exits_1_with_one_line_and_writes_nothing(cli: CliRunner, mem: GraphMem,

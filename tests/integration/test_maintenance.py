@@ -16,14 +16,14 @@ T0 = datetime(2024, 1, 1, tzinfo=UTC)
 QUIET = SweepOptions(consolidate=False, reflect=False)
 
 
-def props(store: Store, mid: str) -> dict:
-    return store.read("admin/memory_by_id", id=mid)[0]["memory"]
+def props(mem: GraphMem, store: Store, mid: str) -> dict:
+    return store.read("admin/memory_by_id", id=mid, scope=mem.settings.scope)[0]["memory"]
 
 
-def labels(store: Store, mid: str) -> list[str]:
+def labels(mem: GraphMem, store: Store, mid: str) -> list[str]:
     return store.driver.execute_query(
-        "MATCH (m:Memory {id: $id}) RETURN labels(m) AS l", id=mid,
-        database_=store.database).records[0]["l"]
+        "MATCH (m:Memory {id: $id, scope: $scope}) RETURN labels(m) AS l", id=mid,
+        scope=mem.settings.scope, database_=store.database).records[0]["l"]
 
 
 def at(mem: GraphMem, days: float) -> GraphMem:
@@ -51,7 +51,7 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str, stor
     ])
     dry = at(mem, 90).sweep(dry_run=True, options=QUIET)
     assert (dry.counts["shadowed"], dry.counts["expired"]) == (1, 1)
-    assert props(store, "old")["lifecycle"] == "active"  # a dry run writes nothing
+    assert props(mem, store, "old")["lifecycle"] == "active"  # a dry run writes nothing
 
     report = mem.sweep(options=QUIET)
     assert (report.counts["shadowed"], report.counts["expired"]) == (1, 1)
@@ -59,9 +59,9 @@ def test_sweep_shadows_expires_and_is_idempotent(mem: GraphMem, scope: str, stor
     # sweep: the dry run counted that cascade too.
     assert (report.counts["cold"], report.counts["stub"]) == (2, 1)
     assert dry.counts == report.counts
-    assert props(store, "old")["lifecycle"] == "shadowed"
-    assert props(store, "promo")["lifecycle"] == "archived"
-    assert props(store, "guarded")["lifecycle"] == "active"  # metadata.protected
+    assert props(mem, store, "old")["lifecycle"] == "shadowed"
+    assert props(mem, store, "promo")["lifecycle"] == "archived"
+    assert props(mem, store, "guarded")["lifecycle"] == "active"  # metadata.protected
     assert set(mem.sweep(options=QUIET).counts.values()) == {0}  # a rerun has nothing left
     assert "old" not in ids(mem, "API rate limit", mode="keyword", hops=0)
     assert "old" in ids(mem, "API rate limit", mode="keyword", hops=0, include_shadowed=True)
@@ -83,9 +83,9 @@ def test_archiving_by_age_or_retention_is_opt_in_and_spares_core_and_procedural(
     dry = mem.sweep(dry_run=True, options=by_age)
     report = mem.sweep(options=by_age)
     assert report.counts["archived"] == 1 and dry.counts == report.counts
-    old = props(store, "old")
+    old = props(mem, store, "old")
     assert (old["lifecycle"], old["archive_reason"], old["tier"]) == ("archived", "age", "stub")
-    assert [props(store, i)["lifecycle"] for i in ("core", "proc", "kept", "new")] == [
+    assert [props(mem, store, i)["lifecycle"] for i in ("core", "proc", "kept", "new")] == [
         "active"] * 4
     assert "old" in ids(mem, "Noodle Bar", mode="exact", include_archived=True)
     assert "old" not in ids(mem, "Noodle Bar", mode="exact")
@@ -93,7 +93,7 @@ def test_archiving_by_age_or_retention_is_opt_in_and_spares_core_and_procedural(
     by_retention = SweepOptions(consolidate=False, reflect=False, archive_below=0.5)
     report = at(mem, 400).sweep(options=by_retention)
     assert report.counts["archived"] == 1  # "new", 100 days on; core never: it is exempt
-    assert props(store, "new")["archive_reason"] == "retention"
+    assert props(mem, store, "new")["archive_reason"] == "retention"
 
 
 def test_a_sweep_cut_short_is_finished_by_the_next_without_double_counting(
@@ -126,21 +126,21 @@ def test_cold_memories_leave_the_vector_index_and_come_back_when_recalled(
     ])
     report = at(mem, 400).sweep(options=QUIET)
     assert report.counts["cold"] == 1 and report.counts["stub"] == 1
-    ep = props(store, "ep")
+    ep = props(mem, store, "ep")
     assert ep["tier"] == "stub" and store.driver.execute_query(
         "MATCH (m:Memory {id: 'ep'}) RETURN m.embedding IS NULL AS gone",
         database_=store.database).records[0]["gone"]
     assert ep["text"].startswith("We moved the Grafana") and ep["summary"]
-    assert {props(store, m)["tier"] for m in ("proc", "who")} == {"hot"}  # floors
-    assert set(labels(store, "ep")) == {"Memory", "Episodic", "Stub"}  # for Browser styling
+    assert {props(mem, store, m)["tier"] for m in ("proc", "who")} == {"hot"}  # floors
+    assert set(labels(mem, store, "ep")) == {"Memory", "Episodic", "Stub"}  # for Browser styling
 
     query = "Grafana dashboards Prometheus host"
     assert "ep" not in ids(mem, query, mode="vector", hops=0)
     assert "ep" in ids(mem, query, mode="keyword", hops=0)
     mem.recall(query, mode="keyword", hops=0)  # reinforcing recall: re-embedded, hot
     mem.flush()
-    assert props(store, "ep")["tier"] == "hot"
-    assert set(labels(store, "ep")) == {"Memory", "Episodic"}
+    assert props(mem, store, "ep")["tier"] == "hot"
+    assert set(labels(mem, store, "ep")) == {"Memory", "Episodic"}
     assert "ep" in ids(mem, query, mode="vector", hops=0)
 
 
@@ -246,7 +246,7 @@ def test_a_covering_semantic_memory_is_confirmed_instead_of_duplicated(mem: Grap
                   "text": summary("Priya Raman", texts).replace("·", ";")})
     report = at(mem, 30).sweep(options=SweepOptions(reflect=False))
     assert (report.counts["consolidated"], report.counts["consolidation_confirmed"]) == (0, 1)
-    assert props(store, "known")["confirmation_count"] == 1
+    assert props(mem, store, "known")["confirmation_count"] == 1
 
 
 def test_reflection_names_recurring_themes_once_enough_importance_accrued(

@@ -26,7 +26,7 @@ def test_two_tier_boosting_follows_the_spec_under_a_fixed_clock(mem: GraphMem,
     ])
 
     def props(mid: str) -> dict:
-        return store.read("admin/memory_by_id", id=mid)[0]["memory"]
+        return store.read("admin/memory_by_id", id=mid, scope=mem.settings.scope)[0]["memory"]
 
     mem.ops.core.fixed_now = datetime(2024, 1, 31, tzinfo=UTC)  # 30 days later: spacing = 2
     mem.recall("billing cron outage", mode="keyword", hops=1)
@@ -147,7 +147,8 @@ def test_reinforcement_is_written_on_close_and_concurrent_recalls_lose_nothing(
         t.start()
     for t in threads:
         t.join()
-    assert store.read("admin/memory_by_id", id="hot")[0]["memory"]["access_count"] == 15
+    row = store.read("admin/memory_by_id", id="hot", scope=mem.settings.scope)[0]
+    assert row["memory"]["access_count"] == 15
 
 
 def test_a_memory_used_again_after_close_still_writes_its_reinforcement(
@@ -158,7 +159,8 @@ def test_a_memory_used_again_after_close_still_writes_its_reinforcement(
     other.close()
     other.recall("standup time", mode="keyword", hops=0)  # reconnects, writer starts again
     other.close()
-    assert store.read("admin/memory_by_id", id="again")[0]["memory"]["access_count"] == 2
+    row = store.read("admin/memory_by_id", id="again", scope=mem.settings.scope)[0]
+    assert row["memory"]["access_count"] == 2
 
 
 def test_feedback_does_not_wait_for_the_scopes_writers(mem: GraphMem, store: Store) -> None:

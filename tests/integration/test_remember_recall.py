@@ -57,7 +57,7 @@ def test_stored_properties_follow_the_spec(mem: GraphMem, store: Store) -> None:
     mem.remember({"id": "p-1", "text": "Maria owns the payments integration", "kind": "fact",
                   "source": "agent", "metadata": {"file": "pay.py"},
                   "created_at": when.isoformat()}, added_by="tester")
-    row = store.read("admin/memory_by_id", id="p-1")[0]["memory"]
+    row = store.read("admin/memory_by_id", id="p-1", scope=mem.settings.scope)[0]["memory"]
     assert row["kind"] == "semantic"
     assert row["confidence"] == pytest.approx(0.6)
     assert row["importance"] == 0.5
@@ -90,7 +90,7 @@ def test_an_id_is_named_within_its_scope(mem: GraphMem, scope: str, store: Store
                              {"id": "shared-id", "text": "is this scope's own memory"}])
         assert done.counts == {"created": 2}
         texts = {m["memory"]["scope"]: m["memory"]["text"]
-                 for m in store.read("admin/memory_by_id", id="shared-id")}
+                 for m in store.read("admin/memory_by_id", id="shared-id", scope=None)}
         assert texts == {other: "belongs to the other scope",
                          scope: "is this scope's own memory"}
     finally:

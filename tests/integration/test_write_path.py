@@ -25,8 +25,8 @@ REDIS = "The payments service caches sessions in Redis"
 REDIS_PARAPHRASE = "The payments service caches its sessions in Redis."
 
 
-def memory(store: Store, mid: str) -> dict:
-    return store.read("admin/memory_by_id", id=mid)[0]["memory"]
+def memory(mem: GraphMem, store: Store, mid: str) -> dict:
+    return store.read("admin/memory_by_id", id=mid, scope=mem.settings.scope)[0]["memory"]
 
 
 def graph_counts(store: Store, scope: str) -> dict[str, int]:
@@ -46,22 +46,22 @@ def test_confirmation_arithmetic(mem: GraphMem, store: Store) -> None:
     first = mem.remember(REDIS, session="monday")
     mid = first.outcomes[0].id
     assert first.outcomes[0].status == "created"
-    assert memory(store, mid)["confidence"] == pytest.approx(0.7)
+    assert memory(mem, store, mid)["confidence"] == pytest.approx(0.7)
 
     again = mem.remember("the payments  service caches sessions in REDIS", session="tuesday")
     assert (again.outcomes[0].status, again.outcomes[0].id) == ("confirmed", mid)
-    assert memory(store, mid)["confidence"] == pytest.approx(0.8)  # another session: +0.1
+    assert memory(mem, store, mid)["confidence"] == pytest.approx(0.8)  # another session: +0.1
 
     near = mem.remember(REDIS_PARAPHRASE, session="tuesday")
     assert (near.outcomes[0].status, near.outcomes[0].id) == ("confirmed", mid)
-    m = memory(store, mid)
+    m = memory(mem, store, mid)
     assert m["confidence"] == pytest.approx(0.85)  # the same session again: +0.05
     assert m["confirmation_count"] == 2
     assert m["text"] == REDIS  # the memory keeps its own words
 
     for day in ("wednesday", "thursday", "friday"):
         mem.remember(REDIS, session=day)
-    assert memory(store, mid)["confidence"] == pytest.approx(0.95)  # capped
+    assert memory(mem, store, mid)["confidence"] == pytest.approx(0.95)  # capped
     sessions = mem.get([mid])[0].sessions
     assert sorted(sessions) == ["friday", "monday", "thursday", "tuesday", "wednesday"]
 
@@ -89,7 +89,7 @@ def test_a_near_copy_is_judged_by_the_exact_similarity_not_the_indexs(
                            {"i": 0, "kind": "episodic", "embedding": query.tolist()}]}
                        )[0]["near"]
     exact = {m["id"]: (1 + float(vectors[texts.index(m["text"])] @ query)) / 2
-             for m in (memory(store, f["id"]) for f in found)}
+             for m in (memory(mem, store, f["id"]) for f in found)}
     assert found and [f["score"] for f in found] == pytest.approx(
         [exact[f["id"]] for f in found], abs=1e-6)
 
@@ -98,13 +98,13 @@ def test_duplicates_within_one_batch_confirm_the_first(mem: GraphMem, store: Sto
     report = mem.remember([REDIS, REDIS_PARAPHRASE, "Invoices are rendered with wkhtmltopdf"])
     assert [o.status for o in report.outcomes] == ["created", "confirmed", "created"]
     assert report.outcomes[0].id == report.outcomes[1].id
-    assert memory(store, report.outcomes[0].id)["confirmation_count"] == 1
+    assert memory(mem, store, report.outcomes[0].id)["confirmation_count"] == 1
 
 
 def test_no_session_confirms_at_the_same_session_rate(mem: GraphMem, store: Store) -> None:
     mid = mem.remember(REDIS).outcomes[0].id
     mem.remember(REDIS)
-    assert memory(store, mid)["confidence"] == pytest.approx(0.75)
+    assert memory(mem, store, mid)["confidence"] == pytest.approx(0.75)
 
 
 def test_entities_are_linked_and_replaced_when_text_changes(mem: GraphMem) -> None:
@@ -172,9 +172,9 @@ def test_supersession_sets_valid_until_and_keeps_the_chain(mem: GraphMem, scope:
     assert old.outcomes[0].status == "created"
     mem.remember({"id": "v2", "text": "Deploys go straight to production behind canaries",
                   "supersedes": "v1", "created_at": now.isoformat()})
-    assert memory(store, "v1")["valid_until"].to_native() == now
+    assert memory(mem, store, "v1")["valid_until"].to_native() == now
     assert mem.get(["v2"])[0].supersedes == ["v1"]
-    assert memory(store, "v1")["text"] == "Deploys go through the staging cluster first"
+    assert memory(mem, store, "v1")["text"] == "Deploys go through the staging cluster first"
 
     other = scope + "-other"
     try:
@@ -279,7 +279,7 @@ def test_many_small_batches_in_overlapping_windows(mem: GraphMem,
         "created"] * 2
     assert report.outcomes[6].id == report.outcomes[1].id
     assert mem.get(["first"])[0].supersedes == ["last"]
-    assert memory(store, "last")["valid_until"] is not None
+    assert memory(mem, store, "last")["valid_until"] is not None
     linked = store.driver.execute_query(
         "MATCH (:Memory {id: 'third'})-[r:ASSOCIATED {kind: 'manual'}]-(:Memory {id: 'eighth'}) "
         "RETURN count(r) AS n", database_=store.database)[0][0]["n"]
