@@ -187,14 +187,72 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 #: 10-60 (CI's notebook test grew from 110 to 680 s).
 FIRST = ("test_notebooks.py::test_notebook_runs[benchmarks]",)
 
+#: The test files that load the shared benchmark data. With pytest-xdist's workers (.ci/run
+#: runs two on one server, `--dist loadgroup`) they run in one worker, one after another:
+#: they write `graphmem bench`'s scopes of fixed names (bench:locomo:<conv>), and a copy of
+#: a conversation in another scope would sit beside theirs in 5.26's shared vector index
+#: while they measure recall. Every other file is a unit of its own, and a test's scope
+#: holds a few memories.
+SHARED_DATA = ("test_adk.py", "test_agent_turns.py", "test_autogen.py",
+               "test_bench_reproducible.py", "test_cli.py", "test_fetched_models.py",
+               "test_hardening_suite.py", "test_llamaindex.py", "test_notebooks.py",
+               "test_openai_agents.py", "test_pydantic_ai.py", "test_turns.py",
+               "test_write_path.py")
 
+#: The units that take a minute or more in .ci/run, handed to the workers first so that
+#: none is left to run alone at the end.
+LONGEST = ("shared-data", "test_service.py", "test_async_store.py", "test_warm.py",
+           "test_hardening_inputs.py", "test_recall_candidates.py", "test_runs.py",
+           "test_embed.py", "test_mcp.py")
+
+
+def _unit(item: pytest.Item) -> str:
+    return "shared-data" if item.path.name in SHARED_DATA else item.nodeid.split("::")[0]
+
+
+def _rank(item: pytest.Item) -> tuple[bool, int]:
+    unit = _unit(item)
+    name = unit.rsplit("/", 1)[-1]
+    return (not item.nodeid.endswith(FIRST),
+            LONGEST.index(name) if name in LONGEST else len(LONGEST))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark tests under tests/integration so `-m "not integration"` runs the fast ones, and
-    put FIRST in front."""
+    """Mark tests under tests/integration so `-m "not integration"` runs the fast ones, give
+    each its unit for pytest-xdist (`xdist_group`), and put FIRST, then LONGEST, in front."""
     for item in items:
         if "integration" in item.path.parts:
             item.add_marker(pytest.mark.integration)
-    items.sort(key=lambda item: not item.nodeid.endswith(FIRST))
+        item.add_marker(pytest.mark.xdist_group(_unit(item)))
+    items.sort(key=_rank)
+
+
+class WorkerCounts:
+    """With pytest-xdist each worker keeps its own hardening counts and plan times: each
+    sends them back as it ends, and the controller adds them up for the summary."""
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """In a worker: hand this worker's counts to the controller."""
+        out = getattr(session.config, "workeroutput", None)
+        if out is not None:
+            out["hardening"] = {"inputs": HARDENING.inputs, "found": HARDENING.found}
+            out["plan_times"] = PLAN_TIMES
+
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """In the controller: add a worker's counts to the run's."""
+        out = getattr(node, "workeroutput", None) or {}
+        if "hardening" in out:
+            HARDENING.inputs += out["hardening"]["inputs"]
+            for kind, n in out["hardening"]["found"].items():
+                HARDENING.found[kind] += n
+        PLAN_TIMES.update(out.get("plan_times", {}))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Gather the workers' counts when pytest-xdist runs them."""
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(WorkerCounts(), "graphmem-worker-counts")
 
 
 class ChatEndpoint:

@@ -7,6 +7,7 @@ should recall as well as the transcript does (docs/integrations.md)."""
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,8 +57,8 @@ def transcript_recall(mem: GraphMem, path: Path) -> ModeScores:
     (the same whichever slot is measured: asked once, it serves them all)."""
     conv = conversations(path)[0]
     records = turns_of(conv, path)
-    scope = f"bench:slot:{conv.name}:transcript"
-    mem.drop_scope(scope)
+    # A scope of this call's own: two runs on one server (pytest's workers) never meet.
+    scope = f"bench:slot:{conv.name}:transcript:{uuid.uuid4().hex[:8]}"
     mem.ops.write(records, mem.ops.write_options(scope=scope))
     try:
         return mode_scores("transcript", _asked(mem, conv, scope, records, by_text=False))
