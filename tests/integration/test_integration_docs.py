@@ -56,8 +56,23 @@ def test_python_examples_run(environment: GraphMem, capfd: pytest.CaptureFixture
     # captured by file descriptor, as a stdio MCP server's stderr needs a real one.
     code = BLOCKS[index].replace('StdioTransport("graphmem", ["mcp"]',
                                  f'StdioTransport({sys.executable!r}, ["-m", "graphmem", "mcp"]')
-    exec(compile(code, f"{PAGE.name} example {index + 1}", "exec"), {})
+    try:
+        exec(compile(code, f"{PAGE.name} example {index + 1}", "exec"), {})
+    except Exception as e:
+        # What the ADK example's scope holds, and finds now: a rare CI failure (no hit at
+        # all) should say whether the write or the recall lost the turn.
+        e.add_note(_held(environment, ADK_EXAMPLE))
+        raise
     assert printed in capfd.readouterr().out
+
+
+def _held(mem: GraphMem, prefix: str) -> str:
+    """Each scope under `prefix`: its memories (id, lifecycle, tier, text) and what a
+    recall of the ADK example's question finds in it."""
+    return "; ".join(
+        f"{s}: {[(m.id, m.lifecycle, m.tier, m.text) for m in mem.recent(s)]}, recall "
+        f"{[h.id for h in mem.recall('Where does my sister live?', scope=s).hits]}"
+        for s in mem.scopes(prefix)) or f"no scope under {prefix}"
 
 
 def test_mcp_http_example_runs(environment: GraphMem,
