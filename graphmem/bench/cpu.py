@@ -81,9 +81,11 @@ class Meter:
 QUIET_SHARE = 0.1
 #: ...over this many seconds.
 QUIET_WINDOW = 5.0
+#: The longest a bench waits for the server to come to rest.
+REST_WITHIN = 600.0
 
 
-def rest(pid: int | None, at_least: float, at_most: float = 600.0,
+def rest(pid: int | None, at_least: float, at_most: float = REST_WITHIN,
          window: float = QUIET_WINDOW) -> float:
     """Wait `at_least` seconds, then until process `pid` (the local Neo4j: its index merges
     after a bulk write can take a core for minutes) uses less than QUIET_SHARE of a core

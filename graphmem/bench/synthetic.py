@@ -89,11 +89,13 @@ LATENCY_MODES: dict[str, dict[str, object]] = {
 
 
 def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_000, 10_000,
-            100_000), queries: int = 100, sigma: float = 0.02, settle: float = 10.0
-            ) -> LatencyBench:
+            100_000), queries: int = 100, sigma: float = 0.02, settle: float = 10.0,
+            rest_within: float | None = None) -> LatencyBench:
     """Grow one store through `sizes` from the texts of `paths` (any format `ingest` reads),
     and time recall per mode at each size against brute-force numpy cosine over the same
     vectors. Reinforcement is on, as in real use, and written outside the timed part.
+    After each build it waits `settle` seconds, then for a local Neo4j to come to rest,
+    at most `rest_within` seconds more (default `cpu.REST_WITHIN`).
 
     Each stored text's vector is the real embedding of the sample it was made from plus
     small noise: embedding 100k new texts would take ~15 minutes.
@@ -114,7 +116,8 @@ def latency(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int] = (1_0
             stored += _grow(mem, scope, samples, vectors, start, size, rng, sigma)
             build += time.perf_counter() - started
             mem.ops.settle()
-            rested = cpu.rest(cpu.neo4j_pid(mem), settle)
+            rested = cpu.rest(cpu.neo4j_pid(mem), settle, settle + (
+                cpu.REST_WITHIN if rest_within is None else rest_within))
             rows.append(_measure(mem, scope, asked, np.concatenate(stored), size)
                         .model_copy(update={"rested_seconds": rested}))
     finally:

@@ -40,6 +40,9 @@ def latency(
     settle: Annotated[float, typer.Option(
         help="Seconds to wait after each bulk build before measuring, at least (then "
         "until a local Neo4j is at rest).")] = 10.0,
+    rest_within: Annotated[float | None, typer.Option(
+        help="Seconds to wait then for a local Neo4j to come to rest, at most (default: "
+        "10 minutes; 0: not at all, as beside other work that keeps it busy).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """p50/p95 recall latency per mode at growing store sizes (query embedding
@@ -53,7 +56,8 @@ def latency(
     if not wanted or min(wanted) < 20 or not 1 <= queries <= 10_000:
         raise InputError("sizes must be at least 20 and queries 1-10000", field="--sizes")
     with memory() as mem:
-        result = synthetic.latency(mem, paths, sizes=wanted, queries=queries, settle=settle)
+        result = synthetic.latency(mem, paths, sizes=wanted, queries=queries, settle=settle,
+                                   rest_within=rest_within)
 
     def render(c) -> None:
         modes = list(result.rows[0].p50_ms) if result.rows else []

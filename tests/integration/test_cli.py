@@ -293,9 +293,11 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
 
     conv = tmp_path / "conv-x.json"
     conv.write_text(json.dumps(_conversation()), encoding="utf-8")
-    # With MiniLM, the one model with a torch twin to compare its ONNX query path with.
+    # With MiniLM, the one model with a torch twin to compare its ONNX query path with;
+    # not waiting for the server to rest (beside the other pytest worker it never did,
+    # and the wait took up to 4 of CI's minutes).
     done = cli.invoke(app, ["bench", "latency", str(conv), "--sizes", "40,80", "--queries",
-                            "3", "--settle", "0", "--json"],
+                            "3", "--settle", "0", "--rest-within", "0", "--json"],
                       env={"GRAPHMEM_EMBEDDING_MODEL": "all-MiniLM-L6-v2"})
     assert done.exit_code == 0, done.stderr
     rows = json.loads(done.stdout)["rows"]
