@@ -187,24 +187,27 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 #: 10-60 (CI's notebook test grew from 110 to 680 s).
 FIRST = ("test_notebooks.py::test_notebook_runs[benchmarks]",)
 
-#: The test files that write `graphmem bench`'s scopes of fixed names (bench:locomo:<conv>,
-#: bench:multihop:<file>): with pytest-xdist's workers (.ci/run runs two on one server,
-#: `--dist loadgroup`) they run in one worker, one after another, so that no two write
-#: one scope at once. Every other file is a unit of its own and writes scopes of its own
-#: (a framework's slot test too: `graphmem.bench.slots` names its scopes at random).
-FIXED_SCOPES = ("test_bench_reproducible.py", "test_cli.py", "test_notebooks.py")
+#: The test files that measure recall on the shared benchmark data and hold it to a figure
+#: (the same figures run after run, a slot within 1.0 R@10 of the transcript), or write
+#: `graphmem bench`'s scopes of fixed names (bench:locomo:<conv>). With pytest-xdist's
+#: workers (.ci/run runs two on one server, `--dist loadgroup`) they run in one worker,
+#: one after another: none writes another's scope, and none measures beside another's
+#: copy of its conversation (with the slot tests in the other worker, CI once saw the
+#: reproducibility test's keyword row move by one question: docs/results.md). Every other
+#: file is a unit of its own and writes scopes of its own.
+MEASURED = ("test_adk.py", "test_autogen.py", "test_bench_reproducible.py", "test_cli.py",
+            "test_llamaindex.py", "test_notebooks.py", "test_openai_agents.py",
+            "test_pydantic_ai.py")
 
 #: The units that take a minute or more in .ci/run, longest first, handed to the workers
 #: first so that none is left to run alone at the end.
-LONGEST = ("fixed-scopes", "test_autogen.py", "test_adk.py", "test_service.py",
-           "test_hardening_suite.py", "test_llamaindex.py", "test_async_store.py",
-           "test_warm.py", "test_pydantic_ai.py", "test_openai_agents.py",
-           "test_hardening_inputs.py", "test_recall_candidates.py", "test_runs.py",
-           "test_agent_turns.py", "test_embed.py", "test_mcp.py")
+LONGEST = ("measured", "test_service.py", "test_hardening_suite.py", "test_async_store.py",
+           "test_warm.py", "test_hardening_inputs.py", "test_recall_candidates.py",
+           "test_runs.py", "test_agent_turns.py", "test_embed.py", "test_mcp.py")
 
 
 def _unit(item: pytest.Item) -> str:
-    return "fixed-scopes" if item.path.name in FIXED_SCOPES else item.nodeid.split("::")[0]
+    return "measured" if item.path.name in MEASURED else item.nodeid.split("::")[0]
 
 
 def _rank(item: pytest.Item) -> tuple[bool, int]:
