@@ -197,8 +197,10 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
     it cannot hold, leave its list short. On 5.26 the index cannot filter, and other
     scopes fill its neighbours: when fewer than `fetch` pass, it is asked again as deep as
     the pass rate seen says fills the list (`deeper`), up to MAX_DEPTH x `fetch`; a scope
-    rarer than that is scanned. The depth that sufficed is where the next recall with the
-    same scope and filters starts (`DepthCache`). Returns the rows and the round trips.
+    rarer than that is scanned, as is one whose index answer came back short of what was
+    asked (vectors deleted meanwhile can hide some). The depth that sufficed is where the
+    next recall with the same scope and filters starts (`DepthCache`). Returns the rows
+    and the round trips.
     """
     if store.variant == "search" and not params["filters"]:
         # The index filters by everything else itself: its list is the scope's own top.
@@ -217,9 +219,19 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
         found = (rows[0]["vector_found"] or 0) if rows else 0
         returned = rows[0]["index_returned"] if rows else None
         returned = depth if returned is None else returned
-        if scan or found >= fetch or returned < depth:
+        if scan or found >= fetch:
             cache.put(key, depth, uses + 1)
             return rows, trips
+        if returned < depth:
+            if returned == 0 or store.variant == "search":
+                # Scanned by the query (a small scope), or all the index holds.
+                cache.put(key, depth, uses + 1)
+                return rows, trips
+            # 5.26's index gave some, short of what was asked: it holds no more, or
+            # vectors other scopes' writes deleted meanwhile hid some (a CI run's recall
+            # came back with 6 of 10 beside another worker): only a scan is sure.
+            depth = deepest + 1
+            continue
         # Deep enough that this pass rate fills the list; none passed: scan.
         depth = deeper(depth, fetch, found, deepest + 1)
 
