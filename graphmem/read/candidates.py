@@ -219,21 +219,16 @@ def vector_candidates(store: Store, name: str, params: dict[str, Any],
         found = (rows[0]["vector_found"] or 0) if rows else 0
         returned = rows[0]["index_returned"] if rows else None
         returned = depth if returned is None else returned
-        if scan or found >= fetch:
+        # 5.26's index gave some, short of what was asked: it holds no more, or vectors
+        # other scopes' writes deleted meanwhile hid some (a CI run's recall came back
+        # with 6 of 10 beside another worker): only a scan is sure. (0: the query
+        # scanned a small scope itself.)
+        short = 0 < returned < depth and store.variant != "search"
+        if scan or found >= fetch or (returned < depth and not short):
             cache.put(key, depth, uses + 1)
             return rows, trips
-        if returned < depth:
-            if returned == 0 or store.variant == "search":
-                # Scanned by the query (a small scope), or all the index holds.
-                cache.put(key, depth, uses + 1)
-                return rows, trips
-            # 5.26's index gave some, short of what was asked: it holds no more, or
-            # vectors other scopes' writes deleted meanwhile hid some (a CI run's recall
-            # came back with 6 of 10 beside another worker): only a scan is sure.
-            depth = deepest + 1
-            continue
-        # Deep enough that this pass rate fills the list; none passed: scan.
-        depth = deeper(depth, fetch, found, deepest + 1)
+        # Deep enough that this pass rate fills the list; none passed, or short: scan.
+        depth = deepest + 1 if short else deeper(depth, fetch, found, deepest + 1)
 
 
 def _text_lists(store: Store, rows: list[TextListRow], params: dict[str, Any],

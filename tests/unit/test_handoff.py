@@ -48,9 +48,9 @@ def test_the_socket_folder_must_be_this_users_alone(tmp_path: Path,
     made.chmod(0o755)  # another user could place a socket there
     assert handoff.private_folder() is None and handoff.socket_path() is None
     made.chmod(0o700)
-    # Named by the code's stamp. A test beside this one touches a file of graphmem and
-    # sets its time back: the stamp can change for a moment, so the name is read again
-    # (a few times at most) until it is read between two equal stamps that name it.
+    # Named by the code's stamp. In one CI run the stamp changed for a moment and back
+    # while the name was read (what touched graphmem's files was not found), so the name
+    # is read again (a few times at most) until it lies between two equal stamps.
     for _ in range(5):
         before, path, after = handoff.code_stamp(), handoff.socket_path(), handoff.code_stamp()
         if path is not None and path.stem == before == after:
