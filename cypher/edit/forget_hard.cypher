@@ -90,11 +90,14 @@ CALL (entities) {
   RETURN names
 }
 CALL (names) {
-  // The scope's memories are read for reflections only when an entity went (a filter on
-  // `names` alone was planned after that read).
+  // The scope's reflections are read only when an entity went (a filter on `names`
+  // alone was planned after that read), by (scope, kind): the planner also chose the
+  // scope's index (every memory of the scope) or the kind's (every scope's reflections).
   UNWIND CASE WHEN size(names) > 0 THEN [$scope] ELSE [] END AS scope
-  MATCH (r:Memory {scope: scope, kind: 'reflection'})
-  WHERE any(n IN names WHERE r.text CONTAINS n)
+  MATCH (r:Memory)
+    USING INDEX SEEK r:Memory(scope, kind)
+  WHERE r.scope = scope AND r.kind = 'reflection'
+    AND any(n IN names WHERE r.text CONTAINS n)
   CREATE (:Tombstone {id: r.id, content_hash: r.content_hash, scope: r.scope,
                       forgotten_at: $now, forgotten_by: $by, derived_from: $id})
   WITH r, r {.id, .text} AS said

@@ -62,6 +62,7 @@ def install(store: Store, dimensions: int, wait_seconds: float = 60.0) -> list[I
             embedding.vector_index = declared
         store.autocommit("admin/memory_key")
         store.autocommit("admin/session_position_index")
+        store.autocommit("admin/memory_scope_kind_index")
         store.autocommit("admin/token_id")
         store.autocommit("admin/fulltext_index")
         migrations.run(store, before_schema=False)

@@ -267,10 +267,11 @@ def run_script(settings: Settings, body: str, *args: str) -> subprocess.Popen[st
 def test_sigterm_writes_pending_reinforcement(mem: GraphMem) -> None:
     mem.remember({"id": "t1", "text": "The coffee machine on floor two needs descaling"})
     proc = run_script(mem.settings, """
-        import sys, time
+        import faulthandler, signal, sys, time
         from graphmem.api import GraphMem
         from graphmem.cli import exit_on_sigterm
         exit_on_sigterm()
+        faulthandler.register(signal.SIGUSR1, all_threads=True)  # where it hangs, if it does
         mem = GraphMem(reinforce_every=3600)  # only an exit writes
         mem.recall("coffee machine descaling", scope=sys.argv[1], top_k=1)
         print("ready", flush=True)
@@ -278,7 +279,13 @@ def test_sigterm_writes_pending_reinforcement(mem: GraphMem) -> None:
     """, mem.settings.scope)
     assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
     proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=60)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # once in CI: say where the child's threads were
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(1)
+        proc.kill()
+        pytest.fail(f"no exit 60 s after SIGTERM; its stderr: {proc.communicate()[1]}")
     assert mem.get(["t1"])[0].access_count == 1
 
 
