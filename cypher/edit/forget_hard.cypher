@@ -20,7 +20,9 @@ WITH m, [m] + [(m)<-[:CONSOLIDATED_FROM]-(d)
               WHERE d.scope = $scope AND d.source = 'consolidation' | d] AS roots
 CALL (roots) {
   UNWIND roots AS r
+  // (Seek by version_of: 2026's planner read the whole scope's index for it.)
   MATCH (v:Memory {version_of: r.id, scope: $scope})
+    USING INDEX SEEK v:Memory(version_of)
   // A version edited before versions were refused keeps versions of its own
   // ("<id>@v1@v1"), down its chain of version edges: they go with it.
   OPTIONAL MATCH (v)-[chain:SUPERSEDES*]->(w)
