@@ -93,7 +93,7 @@ CALL (entities) {
 }
 CALL (names) {
   // The scope's reflections are read only when an entity went (a filter on `names`
-  // alone was planned after that read), by (scope, kind): the planner also chose the
+  // alone was planned after that read), by (scope, kind): the planner could also take the
   // scope's index (every memory of the scope) or the kind's (every scope's reflections).
   UNWIND CASE WHEN size(names) > 0 THEN [$scope] ELSE [] END AS scope
   MATCH (r:Memory)
