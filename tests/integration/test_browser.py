@@ -47,6 +47,7 @@ def _run(page, command: str) -> None:
 
 def test_browser_draws_an_exploration_query_in_graphmem_colours(
         mem: GraphMem, chromium: str) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     if not mem.settings.neo4j_uri.endswith(f":{mem.settings.server_bolt_port}"):
@@ -78,10 +79,18 @@ def test_browser_draws_an_exploration_query_in_graphmem_colours(
                                    timeout=30_000)
             _run(page, browser.style_command())
             _run(page, f":param scope => \"{settings.scope}\"")
-            page.wait_for_timeout(500)
+            # Browser sets a parameter by asking the server to evaluate it; on a busy
+            # machine a query sent before the answer runs without $scope.
+            page.wait_for_selector(
+                '[data-testid="frame"]:has-text("Successfully set your parameters")',
+                timeout=30_000)
             body = browser.paste("explore/strongest_associations", {}).strip()
             _run(page, " ".join(body.split()))
-            page.wait_for_selector("svg g.node", timeout=30_000)
+            try:
+                page.wait_for_selector("svg g.node", timeout=30_000)
+            except PlaywrightTimeout:
+                shown = page.locator('[data-testid="frame"]').first.inner_text()
+                pytest.fail(f"no graph drawn; the query's frame shows: {shown[:500]!r}")
             page.wait_for_timeout(1500)  # let the force layout settle for the picture
             page.screenshot(path=str(shot))
             nodes = page.locator("svg g.node").count()
