@@ -288,6 +288,10 @@ def neo4j_conf(settings: Settings) -> str:
         # queries was a quarter of the server's CPU (docs/decisions.md, "Plans live
         # minutes").
         "dbms.cypher.min_replan_interval=5m",
+        # One plan per parameter type, not per size class of each list and string: a
+        # batch of a new size planned the write path again (docs/decisions.md, "A plan
+        # is not made per batch size").
+        "internal.cypher.use_parameter_size=false",
         *(f"server.jvm.additional={o}" for o in JVM_OPTIONS),
     ]
     return "\n".join(lines) + "\n"

@@ -120,3 +120,23 @@ def test_a_hard_forget_reads_as_much_in_a_big_scope_as_in_a_small_one(
 
 def _db_hits(plan: Any) -> int:
     return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
+
+
+def test_one_plan_serves_every_batch_size(mem: GraphMem, store: Store) -> None:
+    """The local server caches a plan per parameter type, not per size class of a list
+    (`internal.cypher.use_parameter_size=false`, docs/decisions.md): batches of 1, 5 and
+    50 ids share one plan. Neo4j's query statistics (`db.stats`) count the plans a text
+    was given; on its default they were two."""
+    if not mem.settings.neo4j_uri.endswith(f":{mem.settings.server_bolt_port}"):
+        pytest.skip("a server graphmem did not start keeps its own configuration")
+    tag = uuid.uuid4().hex
+    text = f"// batch sizes {tag}\nMATCH (m:Memory) WHERE m.id IN $ids RETURN count(m) AS n"
+    with store.driver.session(database=store.database) as session:
+        session.run("CALL db.stats.collect('QUERIES')").consume()  # on by default
+        for size in (1, 5, 50, 1, 5, 50):
+            session.run(text, ids=[f"x{i}" for i in range(size)]).consume()
+        plans = session.run("CALL db.stats.retrieve('QUERIES') YIELD data "
+                            "WHERE data.query CONTAINS $tag "
+                            "RETURN data.invocationSummary.invocationCount AS calls",
+                            tag=tag).data()
+    assert [p["calls"] for p in plans] == [6]

@@ -120,6 +120,7 @@ def test_neo4j_conf_is_loopback_with_auth_and_sized_heap() -> None:
     # Plans are made again at most every five minutes (docs/decisions.md, "Plans live
     # minutes"), not at Neo4j's 10 s.
     assert "dbms.cypher.min_replan_interval=5m" in conf.splitlines()
+    assert "internal.cypher.use_parameter_size=false" in conf.splitlines()
     assert s.neo4j_password.get_secret_value() not in conf
 
 
