@@ -102,6 +102,14 @@ def mem(schema_ready: Settings, embedder: Embedder, scope: str,
         m.drop_scope(scope)
 
 
+@pytest.fixture
+def local_server(schema_ready: Settings) -> None:
+    """Skips unless the tests talk to the server `graphmem server start` runs: a container
+    maps its ports elsewhere and keeps a configuration of its own."""
+    if not schema_ready.neo4j_uri.endswith(f":{schema_ready.server_bolt_port}"):
+        pytest.skip("needs the local server graphmem starts (a container maps its ports)")
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The shared benchmark data (GRAPHMEM_DATA, else ../shared/data next to the repo)."""

@@ -46,12 +46,10 @@ def _run(page, command: str) -> None:
 
 
 def test_browser_draws_an_exploration_query_in_graphmem_colours(
-        mem: GraphMem, chromium: str) -> None:
+        mem: GraphMem, chromium: str, local_server: None) -> None:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
-    if not mem.settings.neo4j_uri.endswith(f":{mem.settings.server_bolt_port}"):
-        pytest.skip("Browser is checked on the local server (a container maps its ports)")
     mem.remember([
         {"id": "b1", "text": "The mobile app talks to the GraphQL gateway", "session": "s"},
         {"id": "b2", "text": "The GraphQL gateway caches queries in Redis", "session": "s",

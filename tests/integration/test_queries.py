@@ -122,13 +122,11 @@ def _db_hits(plan: Any) -> int:
     return int(plan.get("dbHits", 0)) + sum(_db_hits(c) for c in plan.get("children", []))
 
 
-def test_one_plan_serves_every_batch_size(mem: GraphMem, store: Store) -> None:
+def test_one_plan_serves_every_batch_size(store: Store, local_server: None) -> None:
     """The local server caches a plan per parameter type, not per size class of a list
     (`internal.cypher.use_parameter_size=false`, docs/decisions.md): batches of 1, 5 and
     50 ids share one plan. Neo4j's query statistics (`db.stats`) count the plans a text
     was given; on its default they were two."""
-    if not mem.settings.neo4j_uri.endswith(f":{mem.settings.server_bolt_port}"):
-        pytest.skip("a server graphmem did not start keeps its own configuration")
     tag = uuid.uuid4().hex
     text = f"// batch sizes {tag}\nMATCH (m:Memory) WHERE m.id IN $ids RETURN count(m) AS n"
     with store.driver.session(database=store.database) as session:
