@@ -1,7 +1,7 @@
 // fragments/vector_neighbours@search — the $index_fetch memories nearest to $vector that
 // the caller may see, by Neo4j 2026's SEARCH with in-index filters (Cypher 25): its own
 // scope, and a mounted layer's public memories (a filter holds no OR, so two searches),
-// of the lifecycles, kinds (all when $kinds is null: $every_kind) and time asked. The
+// of the lifecycles, kinds and time asked (fragments/visible). The
 // index's filter properties are declared by `admin/filtered_vector_index`; its name is
 // written here because SEARCH takes no parameter for it. Node and score, as the 5.26
 // fragment gives them.
@@ -9,9 +9,8 @@ CALL () {
   MATCH (node:Memory)
     SEARCH node IN (VECTOR INDEX vector_index_Memory_embedding FOR $vector
       WHERE node.scope = $scope AND node.lifecycle IN $lifecycles
-        AND node.kind IN coalesce($kinds, $every_kind)
-        AND node.created_at >= coalesce($since, datetime('0001-01-01T00:00:00Z'))
-        AND node.created_at < coalesce($until, datetime('9999-12-31T00:00:00Z'))
+        AND node.kind IN $kinds AND node.created_at >= $since
+        AND node.created_at < $until
       LIMIT $index_fetch) SCORE AS score
   RETURN node, score
   UNION ALL
@@ -21,9 +20,8 @@ CALL () {
     SEARCH node IN (VECTOR INDEX vector_index_Memory_embedding FOR $vector
       WHERE node.scope IN $layers AND node.visibility = 'public'
         AND node.lifecycle IN $lifecycles
-        AND node.kind IN coalesce($kinds, $every_kind)
-        AND node.created_at >= coalesce($since, datetime('0001-01-01T00:00:00Z'))
-        AND node.created_at < coalesce($until, datetime('9999-12-31T00:00:00Z'))
+        AND node.kind IN $kinds AND node.created_at >= $since
+        AND node.created_at < $until
       LIMIT $index_fetch) SCORE AS score
   RETURN node, score
 }

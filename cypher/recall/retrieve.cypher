@@ -14,7 +14,7 @@
 // query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
 // them into cosines (graphmem.read.rank.cosine); ties go by scope, id (decisions.md).
 // Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
-//         $index_fetch, $fetch, $every_kind, $lists: {text, context} (lists of
+//         $index_fetch, $fetch, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
 //         $layers, $lifecycles, $kinds, $filters, $since, $until, $turns, $own_indexes.
 // Returns one row: vector_found (vector candidates that passed), index_returned

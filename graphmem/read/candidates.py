@@ -21,7 +21,6 @@ from graphmem.graph.store import Store
 from graphmem.read import keywords, rank
 from graphmem.read.plan import RecallPlan
 from graphmem.read.rows import CandidateRow, RetrieveRow, TextListRow, placed
-from graphmem.vocabulary import KINDS
 
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100
@@ -166,7 +165,7 @@ def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
     use_vector = vector if opts.mode in ("vector", "hybrid") else None
     params = {**finding, "vector": use_vector,
               "lists": {"text": lists.text, "context": lists.context},
-              "vector_index": VECTOR_INDEX, "every_kind": list(KINDS),
+              "vector_index": VECTOR_INDEX,
               "fetch": plan.fetch, "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False,
               "scan_below": SCAN_BELOW, "own_indexes": True}
     if use_vector is None:

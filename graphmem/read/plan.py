@@ -5,7 +5,7 @@ and returns its own result with its round trips; none works a flag out again."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from graphmem.embedding.models import Model
@@ -13,10 +13,15 @@ from graphmem.errors import InputError
 from graphmem.options import RecallOptions
 from graphmem.read import keywords, rank
 from graphmem.types import META_KEY
+from graphmem.vocabulary import KINDS
 from graphmem.write.gates import shown
 
 #: Exact recall ranks the newest this many matches (every match is equally relevant).
 EXACT_DEPTH = 1000
+#: The window a recall without `since` or `until` reads: a datetime like a given one, so
+#: the server's plan for the query serves both (fragments/visible).
+EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -93,8 +98,9 @@ class RecallPlan:
         pass."""
         o = self.opts
         return {"scope": self.scope, "layers": o.layers, "lifecycles": o.lifecycles(),
-                "kinds": o.kinds, "filters": filters(o.filters), "since": o.since,
-                "until": o.until, "turns": self.with_turns}
+                "kinds": list(o.kinds or KINDS), "filters": filters(o.filters),
+                "since": o.since or EARLIEST, "until": o.until or LATEST,
+                "turns": self.with_turns}
 
     def finding(self) -> dict[str, Any]:
         """`common()` for the direct hits' query: association's query reads each ranked
