@@ -9,7 +9,7 @@
 // with its neighbours in its session (fragments/neighbours).
 // Params: $lists: {sources (list of {id, scope}), entities (list of entity keys), pool
 //         (list of {id, scope})} (one map: Neo4j keys a plan on each list's size),
-//         $two_hops, $width, $vector (or null), $hub_limit, $turns, $scope, $layers,
+//         $two_hops, $width, $vector and $semantic (as recall/retrieve), $hub_limit, $turns, $scope, $layers,
 //         $lifecycles, $kinds, $filters, $since, $until.
 // Returns one row: edges and, with the second step taken (second), second_edges (lists
 //          of {from, from_scope, to, to_scope, kind ('link', 'entity', 'subject'), name,
@@ -69,7 +69,7 @@ CALL (edges, second_edges, named) {
   }
   RETURN collect({memory: {{rank_facts}}, about: [(m)-[:ABOUT]->(e:Entity) | e.key],
                   before: before, after: after,
-                  similarity: CASE WHEN $vector IS NULL OR m.embedding IS NULL THEN null
+                  similarity: CASE WHEN NOT $semantic OR m.embedding IS NULL THEN null
                                    ELSE vector.similarity.cosine(m.embedding, $vector)
                               END}) AS memories
 }

@@ -13,8 +13,9 @@
 // context, and with $lists.context the turn before it: that turn's similarity to the
 // query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
 // them into cosines (graphmem.read.rank.cosine); ties go by scope, id (decisions.md).
-// Params: $vector (list of float or null), $scan, $scan_below, $vector_index,
-//         $index_fetch, $fetch, $lists: {text, context} (lists of
+// Params: $vector (list of float), $semantic (false: keyword recall, whose $vector is a
+//         placeholder, graphmem/read/plan.py NO_VECTOR), $scan, $scan_below,
+//         $vector_index, $index_fetch, $fetch, $lists: {text, context} (lists of
 //         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
 //         $layers, $lifecycles, $kinds, $filters, $since, $until, $turns, $own_indexes.
 // Returns one row: vector_found (vector candidates that passed), index_returned
@@ -23,17 +24,17 @@
 //          prev_query_similarity, prev_similarity}).
 CALL () {
   WITH 1 AS on
-  WHERE $vector IS NOT NULL AND NOT $scan AND $scan_below > 0
+  WHERE $semantic AND NOT $scan AND $scan_below > 0
   MATCH (n:Memory)
   WHERE n.scope IN [$scope] + $layers
   WITH n LIMIT $scan_below
   RETURN count(n) AS seen
 }
-WITH $scan OR ($vector IS NOT NULL AND $scan_below > 0 AND seen < $scan_below) AS scan
+WITH $scan OR ($semantic AND $scan_below > 0 AND seen < $scan_below) AS scan
 CALL (scan) {
   CALL (scan) {
     WITH 1 AS on
-    WHERE $vector IS NOT NULL AND NOT scan
+    WHERE $semantic AND NOT scan
     {{vector_neighbours}}
     WITH scan, node, score ORDER BY score DESC
     // Grouped by scan: no row at all (not an empty list) when the branch is off.
@@ -54,7 +55,7 @@ CALL (scan) {
     RETURN size(returned) AS returned, found
     UNION ALL
     WITH 1 AS on
-    WHERE $vector IS NOT NULL AND scan
+    WHERE $semantic AND scan
     MATCH (n:Memory)
     WHERE {{visible}} AND n.embedding IS NOT NULL
     WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
@@ -109,9 +110,9 @@ CALL (entries, next) {
     memory: {{rank_facts}}, ranks: ranks, has_context: m.context IS NOT NULL,
     before: before, after: after,
     similarity: CASE WHEN similarity IS NOT NULL THEN similarity
-                     WHEN $vector IS NULL OR me IS NULL THEN null
+                     WHEN NOT $semantic OR me IS NULL THEN null
                      ELSE vector.similarity.cosine(me, $vector) END,
-    prev_query_similarity: CASE WHEN pe IS NULL OR $vector IS NULL THEN null
+    prev_query_similarity: CASE WHEN pe IS NULL OR NOT $semantic THEN null
                                 ELSE vector.similarity.cosine(pe, $vector) END,
     prev_similarity: CASE WHEN pe IS NULL OR me IS NULL THEN null
                           ELSE vector.similarity.cosine(pe, me) END

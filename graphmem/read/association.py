@@ -12,7 +12,7 @@ from typing import Any, cast
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import Store
 from graphmem.read import rank
-from graphmem.read.plan import RecallPlan
+from graphmem.read.plan import RecallPlan, vector_params
 from graphmem.read.rows import ExpandRow, PoolRow, placed
 from graphmem.write.extract import Extractor
 
@@ -76,7 +76,7 @@ def expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str
     """`recall/expand` from `sources`: one step, and the step after it in the same round
     trip when the first reaches at most `second_within` memories (`second`)."""
     # Lists whose sizes vary travel in one map (docs/decisions.md).
-    rows = cast(list[ExpandRow], store.read("recall/expand", **common, vector=vector,
+    rows = cast(list[ExpandRow], store.read("recall/expand", **common, **vector_params(vector),
                       two_hops=second_within > 0, width=second_within,
                       lists={"sources": [{"scope": s, "id": i} for s, i in sources],
                              "entities": entities,

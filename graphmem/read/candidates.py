@@ -19,7 +19,7 @@ from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
 from graphmem.read import keywords, rank
-from graphmem.read.plan import RecallPlan
+from graphmem.read.plan import RecallPlan, vector_params
 from graphmem.read.rows import CandidateRow, RetrieveRow, TextListRow, placed
 
 #: Recalls that reuse the vector depth another needed before starting from the top again.
@@ -163,11 +163,7 @@ def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
                                   rrf_k=opts.fusion.rrf_k, context=False, fetch=plan.fetch,
                                   k=max(plan.pool_k, plan.k)), 1)
     use_vector = vector if opts.mode in ("vector", "hybrid") else None
-    params = {**finding, "vector": use_vector,
-              "lists": {"text": lists.text, "context": lists.context},
-              "vector_index": VECTOR_INDEX,
-              "fetch": plan.fetch, "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False,
-              "scan_below": SCAN_BELOW, "own_indexes": True}
+    params = retrieve_params(plan, use_vector, lists)
     if use_vector is None:
         rows, trips = cast(list[RetrieveRow], store.read("recall/retrieve", **params)), 1
     else:
@@ -182,6 +178,17 @@ def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
                               plan.scoring, mode=mode, alpha=opts.fusion.alpha,
                               rrf_k=opts.fusion.rrf_k, context=lists.context is not None,
                               fetch=plan.fetch, k=plan.pool_k), trips)
+
+
+def retrieve_params(plan: RecallPlan, vector: list[float] | None,
+                    lists: TextLists) -> dict[str, Any]:
+    """`recall/retrieve`'s parameters for the plan's direct hits, the query's `vector`
+    (None: no vector list) and the full-text `lists`."""
+    return {**plan.finding(), **vector_params(vector),
+            "lists": {"text": lists.text, "context": lists.context},
+            "vector_index": VECTOR_INDEX, "fetch": plan.fetch,
+            "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False, "scan_below": SCAN_BELOW,
+            "own_indexes": True}
 
 
 def vector_candidates(store: Store, name: str, params: dict[str, Any],

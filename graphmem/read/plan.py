@@ -22,6 +22,10 @@ EXACT_DEPTH = 1000
 #: the server's plan for the query serves both (fragments/visible).
 EARLIEST = datetime(1, 1, 1, tzinfo=UTC)
 LATEST = datetime(9999, 12, 31, tzinfo=UTC)
+#: The query vector a recall that reads none (keyword mode) passes, with `semantic` false:
+#: a list of floats as a query's vector is, so one plan serves both (a null made a plan of
+#: its own: the first keyword recall after a start took 3.6 s).
+NO_VECTOR = [0.0]
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,12 @@ class RecallPlan:
         memory's neighbours in its session for the pool it is given, so the candidates
         carry them only without it."""
         return {**self.common(), "turns": self.with_turns and self.opts.hops == 0}
+
+
+def vector_params(vector: list[float] | None) -> dict[str, Any]:
+    """The query's vector as recall's queries take it: `vector`, and whether they read it
+    (`semantic`; not in keyword recall, which embeds no query)."""
+    return {"vector": NO_VECTOR if vector is None else vector, "semantic": vector is not None}
 
 
 def filters(given: dict[str, list[Any]]) -> list[dict[str, Any]]:
