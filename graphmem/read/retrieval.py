@@ -88,9 +88,10 @@ def plan_ahead(store: Store, dimensions: int) -> None:
     """Have the server plan the default recall's queries now, so that the first recall
     after it starts does not wait for that (seconds on a server just started:
     docs/results.md, "Plans made ahead"). Neo4j keeps a plan per query text and parameter
-    types, a string's or list's size counted by its order of magnitude: each query runs
-    with parameters of the types a default recall passes, for scope names of the common
-    lengths, over scopes no one can hold (nothing is found, nothing is written)."""
+    types (and, on a server graphmem did not start, per size class of each string and
+    list: docs/decisions.md, "A plan is not made per batch size"): each query runs with
+    parameters of the types every recall passes, for scope names of the common lengths,
+    over scopes no one can hold (nothing is found, nothing is written)."""
     query, text = _Planning(dimensions), "what recall plans ahead"
     opts = RecallOptions()
     for scope in PLANNING_SCOPES:
@@ -106,9 +107,10 @@ def plan_ahead(store: Store, dimensions: int) -> None:
 
 
 #: The scopes `plan_ahead` reads: no scope name holds a space, so no memory is in them.
-#: Neo4j tells a string's length apart as 0, 1, 2-10, 11-100, 101-1000 (measured): one
-#: name of 2-10 characters, one of 11-100; a scope named in 1 or in over 100 characters
-#: is planned by its first recall.
+#: On its default Neo4j tells a string's length apart as 0, 1, 2-10, 11-100, 101-1000
+#: (measured): one name of 2-10 characters, one of 11-100; a scope named in 1 or in over
+#: 100 characters is planned by its first recall. (The server graphmem starts tells no
+#: lengths apart: the second costs a cache hit there.)
 PLANNING_SCOPES = ("plan ahead", "where recall plans ahead")
 
 
