@@ -9,8 +9,8 @@
 // with its neighbours in its session (fragments/neighbours).
 // Params: $lists: {sources (list of {id, scope}), entities (list of entity keys), pool
 //         (list of {id, scope})} (one map: Neo4j keys a plan on each list's size),
-//         $two_hops, $width, $vector and $semantic (as recall/retrieve), $hub_limit, $turns, $scope, $layers,
-//         $lifecycles, $kinds, $filters, $since, $until.
+//         $two_hops, $width, $vector and $semantic (as recall/retrieve), $hub_limit,
+//         $turns, $scope, $layers, $lifecycles, $kinds, $filters, $since, $until.
 // Returns one row: edges and, with the second step taken (second), second_edges (lists
 //          of {from, from_scope, to, to_scope, kind ('link', 'entity', 'subject'), name,
 //          weight, since (epoch ms), degree}), named (list of {to, to_scope, entity,
