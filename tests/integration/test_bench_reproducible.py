@@ -43,7 +43,8 @@ def _first_sessions(source: Path, out: Path, sessions: int = SESSIONS) -> Path:
 class Asked:
     """Each recall a benchmark run made, in order, with what it found: when two runs'
     figures differ, the first call that differs says where, when and how (CI once saw a
-    whole run's last 19 questions find nothing in every mode; its cause is not known)."""
+    first run's last 19 questions find the evidence of 2 in every mode; the cause is not
+    known)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[dict[str, Any]] = []
