@@ -13,10 +13,9 @@
 // context, and with $lists.context the turn before it: that turn's similarity to the
 // query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
 // them into cosines (graphmem.read.rank.cosine); ties go by scope, id (decisions.md).
-// Params: $vector (list of float), $semantic (false: keyword recall, whose $vector is a
-//         placeholder, graphmem/read/plan.py NO_VECTOR), $scan, $scan_below,
-//         $vector_index, $index_fetch, $fetch, $lists: {text, context} (lists of
-//         {id, scope, bm25} or null; one map: Neo4j keys a plan on a list's size), $scope,
+// Params: $vector (list of float), $semantic (false in keyword recall, whose $vector is
+//         read/plan.py's NO_VECTOR), $scan, $scan_below, $vector_index, $index_fetch,
+//         $fetch, $lists: {text, context} (lists of {id, scope, bm25} or null), $scope,
 //         $layers, $lifecycles, $kinds, $filters, $since, $until, $turns, $own_indexes.
 // Returns one row: vector_found (vector candidates that passed), index_returned
 //          (neighbours the index returned before filtering; 0 after a scan) and

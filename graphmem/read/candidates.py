@@ -153,11 +153,11 @@ def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
            lists: TextLists) -> Direct:
     """The direct hits of the plan's query (with the full-text `lists` of `TextSearch`),
     ranked by `rank.direct`, best `plan.pool_k` first."""
-    opts, finding = plan.opts, plan.finding()
+    opts = plan.opts
     if opts.mode == "exact":
         exact = cast(list[CandidateRow], store.read(
-            "recall/exact", text=plan.query, case_sensitive=opts.case_sensitive, **finding,
-            k=plan.exact_k))
+            "recall/exact", text=plan.query, case_sensitive=opts.case_sensitive,
+            **plan.finding(), k=plan.exact_k))
         return Direct(rank.direct([rank.Candidate.of(placed(r)) for r in exact],
                                   plan.scoring, mode="exact", alpha=None,
                                   rrf_k=opts.fusion.rrf_k, context=False, fetch=plan.fetch,
