@@ -9,6 +9,7 @@ skipping the integration tests. Each test gets its own scope, deleted afterwards
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -198,11 +199,11 @@ FIRST = ("test_notebooks.py::test_notebook_runs[benchmarks]",)
 #: The test files that measure recall on the shared benchmark data and hold it to a figure
 #: (the same figures run after run, a slot within 1.0 R@10 of the transcript), or write
 #: `graphmem bench`'s scopes of fixed names (bench:locomo:<conv>). With pytest-xdist's
-#: workers (.ci/run runs two on one server, `--dist loadgroup`) they run in one worker,
-#: one after another: none writes another's scope, and none measures beside another's
-#: copy of its conversation (with the slot tests in the other worker, CI once saw the
-#: reproducibility test's keyword row move by one question: docs/results.md). Every other
-#: file is a unit of its own and writes scopes of its own.
+#: workers (.ci/run runs two on one server) they are one unit, run by one worker, one after
+#: another: none writes another's scope, and none measures beside another's copy of its
+#: conversation (with the slot tests in the other worker, CI once saw the reproducibility
+#: test's keyword row move by one question: docs/results.md). Every other file is a unit
+#: of its own and writes scopes of its own.
 MEASURED = ("test_adk.py", "test_autogen.py", "test_bench_reproducible.py", "test_cli.py",
             "test_llamaindex.py", "test_notebooks.py", "test_openai_agents.py",
             "test_pydantic_ai.py")
@@ -214,38 +215,72 @@ LONGEST = ("measured", "test_service.py", "test_hardening_suite.py", "test_async
            "test_runs.py", "test_agent_turns.py", "test_embed.py", "test_mcp.py")
 
 
-def _unit(item: pytest.Item) -> str:
-    return "measured" if item.path.name in MEASURED else item.nodeid.split("::")[0]
+def _unit(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return "measured" if path.rsplit("/", 1)[-1] in MEASURED else path
 
 
 def _rank(item: pytest.Item) -> tuple[bool, int]:
-    unit = _unit(item)
-    name = unit.rsplit("/", 1)[-1]
+    name = _unit(item.nodeid).rsplit("/", 1)[-1]
     return (not item.nodeid.endswith(FIRST),
             LONGEST.index(name) if name in LONGEST else len(LONGEST))
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark tests under tests/integration so `-m "not integration"` runs the fast ones, give
-    each its unit for pytest-xdist (`xdist_group`), and put FIRST, then LONGEST, in front."""
+    """Mark tests under tests/integration so `-m "not integration"` runs the fast ones, and
+    put FIRST, then LONGEST, in front (the workers take the units in this order)."""
     for item in items:
         if "integration" in item.path.parts:
             item.add_marker(pytest.mark.integration)
-        item.add_marker(pytest.mark.xdist_group(_unit(item)))
     items.sort(key=_rank)
+
+
+if importlib.util.find_spec("xdist") is not None:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Units(LoadScopeScheduling):
+        """pytest-xdist's `loadscope` with this suite's units as its scopes (`_unit`).
+        Not `loadgroup` with `xdist_group` marks: it carries the group in the test's
+        nodeid, which pytest 9.2 no longer lets a plugin change, so every test became a
+        unit of its own without a word (pytest-xdist issue 1386) and CI ran the two tests
+        of one file that share a benchmark's scope at once in both workers."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Units | None:
+        """With `--dist loadscope` (as .ci/run runs it): schedule by `_unit`."""
+        return Units(config, log) if config.getvalue("dist") == "loadscope" else None
 
 
 class WorkerCounts:
     """With pytest-xdist each worker keeps its own hardening counts and plan times: each
-    sends them back as it ends, and the controller adds them up for the summary."""
+    sends them back as it ends, and the controller adds them up for the summary. The
+    controller also sees which worker ran each unit: a unit split between two fails the
+    run (its tests may meet each other's scopes), whatever the tests said."""
+
+    def __init__(self) -> None:
+        self.ran_on: dict[str, set[str]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """In the controller: note the worker that ran this test."""
+        node = getattr(report, "node", None)
+        if node is not None:
+            self.ran_on.setdefault(_unit(report.nodeid), set()).add(node.gateway.id)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """In a worker: hand this worker's counts to the controller."""
+        """In a worker: hand this worker's counts to the controller. In the controller:
+        fail the run if a unit's tests ran in more than one worker."""
         out = getattr(session.config, "workeroutput", None)
         if out is not None:
             out["hardening"] = {"inputs": HARDENING.inputs, "found": HARDENING.found}
             out["plan_times"] = PLAN_TIMES
+            return
+        split = {unit: sorted(on) for unit, on in self.ran_on.items() if len(on) > 1}
+        if split:
+            session.config.pluginmanager.get_plugin("terminalreporter").write_line(
+                f"units split between workers (run with `--dist loadscope`): {split}", red=True)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """In the controller: add a worker's counts to the run's."""
