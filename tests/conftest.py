@@ -197,13 +197,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 FIRST = ("test_notebooks.py::test_notebook_runs[benchmarks]",)
 
 #: The test files that measure recall on the shared benchmark data and hold it to a figure
-#: (the same figures run after run, a slot within 1.0 R@10 of the transcript), or write
-#: `graphmem bench`'s scopes of fixed names (bench:locomo:<conv>). With pytest-xdist's
-#: workers (.ci/run runs two on one server) they are one unit, run by one worker, one after
-#: another: none writes another's scope, and none measures beside another's copy of its
-#: conversation (with the slot tests in the other worker, CI once saw the reproducibility
-#: test's keyword row move by one question: docs/results.md). Every other file is a unit
-#: of its own and writes scopes of its own.
+#: (the same figures run after run, a slot within 1.0 R@10 of the transcript). With
+#: pytest-xdist's workers (.ci/run runs two on one server) they are one unit, run by one
+#: worker, one after another: none measures beside another's copy of its conversation in
+#: 5.26's shared vector index (while the grouping was silently off, CI saw the
+#: reproducibility file's two tests, which then shared one scope, drop it under each
+#: other: docs/results.md). Every other file is a unit of its own and writes scopes of its
+#: own.
 MEASURED = ("test_adk.py", "test_autogen.py", "test_bench_reproducible.py", "test_cli.py",
             "test_llamaindex.py", "test_notebooks.py", "test_openai_agents.py",
             "test_pydantic_ai.py")

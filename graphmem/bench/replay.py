@@ -31,6 +31,7 @@ from graphmem.api import GraphMem
 from graphmem.bench import (
     Found,
     ModeScores,
+    bench_scope,
     conversations,
     evidence,
     mode_scores,
@@ -89,7 +90,7 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             asked[1] += len(second)
             with mem.at(conv.asked_at) as ask:
                 for copy, (used, fed_back, row) in COPIES.items():
-                    scope = f"bench:replay:{conv.name}:{copy}"
+                    scope = bench_scope("replay", f"{conv.name}:{copy}", keep)
                     mem.drop_scope(scope)
                     mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=vectors)
                     try:

@@ -42,9 +42,9 @@ def _first_sessions(source: Path, out: Path, sessions: int = SESSIONS) -> Path:
 
 class Asked:
     """Each recall a benchmark run made, in order, with what it found: when two runs'
-    figures differ, the first call that differs says where, when and how (CI once saw a
-    first run's last 19 questions find the evidence of 2 in every mode; the cause is not
-    known)."""
+    figures differ, the first call that differs says where, when and how. (It showed a
+    first run's scope empty mid-run: this file's other test, in the other worker while the
+    suite's grouping was off, had dropped the scope both shared then; docs/results.md.)"""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[dict[str, Any]] = []
