@@ -242,8 +242,8 @@ if importlib.util.find_spec("xdist") is not None:
         """pytest-xdist's `loadscope` with this suite's units as its scopes (`_unit`).
         Not `loadgroup` with `xdist_group` marks: it carries the group in the test's
         nodeid, which pytest 9.2 no longer lets a plugin change, so every test became a
-        unit of its own without a word (pytest-xdist issue 1386) and CI ran the two tests
-        of one file that share a benchmark's scope at once in both workers."""
+        unit of its own without a word (pytest-xdist issue 1386), and CI ran two tests of
+        one file that then shared a benchmark's scope at once in both workers."""
 
         def _split_scope(self, nodeid: str) -> str:
             return _unit(nodeid)
