@@ -167,7 +167,9 @@ def forget(store: Store, mid: str, *, scope: str, now: datetime, by: str | None,
                 keys=keys)
             return row
 
-        row = store.write_tx(forget_hard)
+        # With a receipt: a forget that committed, its answer lost with the connection,
+        # answers as it would have, not "forgotten for good" by its own retry.
+        row = store.write_tx(forget_hard, receipt=scope)
         return ForgetResult(id=mid, mode="hard", at=now, versions_deleted=row["versions"],
                             derived_deleted=row["derived"])
     store.write("edit/forget_soft", id=mid, scope=scope, now=now, by=by)

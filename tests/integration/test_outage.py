@@ -149,6 +149,24 @@ def test_a_commit_whose_answer_was_lost_counts_once(mem: GraphMem, bolt_proxy: A
     assert _stored(mem) == Counter({"first": 1, memory: 1})
 
 
+def test_a_forget_whose_answer_was_lost_says_what_it_did(mem: GraphMem,
+                                                       bolt_proxy: Any) -> None:
+    """A hard forget that committed, its answer lost with the connection, is not run again
+    into "no memory with that id": its caller would think the memory still there (the
+    service bench once counted one such forget lost). A soft one says it archived."""
+    with _through(bolt_proxy, mem) as far:
+        far.remember([{"id": "gone", "text": "The old VPN gateway is vpn1.example.org"},
+                      {"id": "archived", "text": "The team wiki moved to Confluence"}])
+        bolt_proxy.lose_commit_answers(1)
+        hard = far.forget("gone", hard=True)
+        assert bolt_proxy.lost == 1 and hard.mode == "hard"
+        bolt_proxy.lose_commit_answers(1)
+        soft = far.forget("archived")
+        assert bolt_proxy.lost == 2 and soft.mode == "soft"
+        assert far.get(["archived"])[0].lifecycle == "archived"
+    assert _stored(mem) == Counter({"archived": 1})
+
+
 def test_a_caller_gone_mid_transaction_leaves_no_lock_behind_the_proxy(
         mem: GraphMem, bolt_proxy: Any) -> None:
     """A process that ends inside an open transaction (a service stopped mid-write, an
