@@ -197,13 +197,14 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 FIRST = ("test_notebooks.py::test_notebook_runs[benchmarks]",)
 
 #: The test files that measure recall on the shared benchmark data and hold it to a figure
-#: (the same figures run after run, a slot within 1.0 R@10 of the transcript). With
-#: pytest-xdist's workers (.ci/run runs two on one server) they are one unit, run by one
-#: worker, one after another: none measures beside another's copy of its conversation in
-#: 5.26's shared vector index (while the grouping was silently off, CI saw the
-#: reproducibility file's two tests, which then shared one scope, drop it under each
-#: other: docs/results.md). Every other file is a unit of its own and writes scopes of its
-#: own.
+#: (the same figures run after run, a slot within 1.0 R@10 of the transcript), or write
+#: `graphmem bench`'s scopes of fixed names (bench:locomo:<conv>: a run's figures depend on
+#: the name, since a memory's id is a hash of its scope and text). With pytest-xdist's
+#: workers (.ci/run runs two on one server) they are one unit, run by one worker, one after
+#: another: none writes another's scope, and none measures beside another's copy of its
+#: conversation in 5.26's shared vector index (while the grouping was silently off, CI saw
+#: the reproducibility file's two tests, which share one scope, drop it under each other:
+#: docs/results.md). Every other file is a unit of its own and writes scopes of its own.
 MEASURED = ("test_adk.py", "test_autogen.py", "test_bench_reproducible.py", "test_cli.py",
             "test_llamaindex.py", "test_notebooks.py", "test_openai_agents.py",
             "test_pydantic_ai.py")
@@ -242,8 +243,8 @@ if importlib.util.find_spec("xdist") is not None:
         """pytest-xdist's `loadscope` with this suite's units as its scopes (`_unit`).
         Not `loadgroup` with `xdist_group` marks: it carries the group in the test's
         nodeid, which pytest 9.2 no longer lets a plugin change, so every test became a
-        unit of its own without a word (pytest-xdist issue 1386), and CI ran two tests of
-        one file that then shared a benchmark's scope at once in both workers."""
+        unit of its own without a word (pytest-xdist issue 1386), and CI ran the two tests
+        of one file that share a benchmark's scope at once in both workers."""
 
         def _split_scope(self, nodeid: str) -> str:
             return _unit(nodeid)

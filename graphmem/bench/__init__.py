@@ -228,13 +228,12 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
     for path in paths:
         for conv in conversations(path):
             asked_in += 1
-            scope = bench_scope("locomo", conv.name, keep)
+            scope = f"bench:locomo:{conv.name}"
             records = turns_of(conv, path)
             texts = [r.record.text for r in records]
             vectors = mem.embedder.embed(texts)
             _load(mem, records, scope, texts, vectors)
-            scopes = {gate: bench_scope("locomo-agent",
-                                        f"{conv.name}:{'gate' if gate else 'nogate'}", keep)
+            scopes = {gate: f"bench:locomo-agent:{conv.name}:{'gate' if gate else 'nogate'}"
                       for gate in copies}
             for gate, copy in scopes.items():
                 mem.drop_scope(copy)
@@ -262,13 +261,6 @@ def locomo(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
                        modes=[mode_scores(name, found[name]) for name in rows],
                        seconds=round(time.perf_counter() - started, 1),
                        agent_writes=list(writes.values()))
-
-
-def bench_scope(kind: str, name: str, keep: bool) -> str:
-    """The scope a benchmark writes `name` into: `bench:<kind>:<name>` when it is kept (a
-    later run reuses or replaces it), else that with a suffix of this run's own, so that
-    two runs at once (two terminals, two test workers) never drop each other's."""
-    return f"bench:{kind}:{name}" if keep else f"bench:{kind}:{name}:{uuid.uuid4().hex[:8]}"
 
 
 def _pct(values: Iterable[float]) -> float:
@@ -308,12 +300,12 @@ def multihop(mem: GraphMem, questions_path: Path, corpus_path: Path | None = Non
         questions_path.stem + "_corpus" + questions_path.suffix)
     corpus = json.loads(formats.read_text(corpus_path))
     questions = json.loads(formats.read_text(questions_path))[:limit]
-    scope = bench_scope("multihop", questions_path.stem, keep)
+    scope = f"bench:multihop:{questions_path.stem}"
     ids = {(p["title"], p["text"]): f"mh-{i}" for i, p in enumerate(corpus)}
     texts = [f"{p['title']}: {p['text']}" for p in corpus]
     vectors = mem.embedder.embed(texts)
     _load(mem, [Numbered(i + 1, MemoryIn(
-        id=f"mh-{i}", text=text, kind="semantic", source="import",
+        id=f"mh-{i}-{scope}", text=text, kind="semantic", source="import",
         metadata={"title": p["title"], "passage": f"mh-{i}"}), str(corpus_path))
         for i, (p, text) in enumerate(zip(corpus, texts, strict=True))], scope, texts, vectors)
     found: dict[str, list[tuple[float, float]]] = {m: [] for m in [*modes, REFERENCE]}

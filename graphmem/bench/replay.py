@@ -31,7 +31,6 @@ from graphmem.api import GraphMem
 from graphmem.bench import (
     Found,
     ModeScores,
-    bench_scope,
     conversations,
     evidence,
     mode_scores,
@@ -90,7 +89,7 @@ def replay(mem: GraphMem, paths: Sequence[Path], *, keep: bool = False,
             asked[1] += len(second)
             with mem.at(conv.asked_at) as ask:
                 for copy, (used, fed_back, row) in COPIES.items():
-                    scope = bench_scope("replay", f"{conv.name}:{copy}", keep)
+                    scope = f"bench:replay:{conv.name}:{copy}"
                     mem.drop_scope(scope)
                     mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=vectors)
                     try:

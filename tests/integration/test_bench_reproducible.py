@@ -44,7 +44,7 @@ class Asked:
     """Each recall a benchmark run made, in order, with what it found: when two runs'
     figures differ, the first call that differs says where, when and how. (It showed a
     first run's scope empty mid-run: this file's other test, in the other worker while the
-    suite's grouping was off, had dropped the scope both shared then; docs/results.md.)"""
+    suite's grouping was off, had dropped the scope both share; docs/results.md.)"""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[dict[str, Any]] = []

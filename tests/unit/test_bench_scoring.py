@@ -1,7 +1,7 @@
 """The benchmarks' scoring on cases where ranking matters: evidence is read from LoCoMo's
 strings, recall@5/@10 moves with where the evidence is ranked, rows average per
 category, and replay splits a conversation's questions in order; the CPU a bench reads
-from /proc; a run's scope is its own unless kept."""
+from /proc."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from graphmem.bench import Found, bench_scope, cpu, evidence, mode_scores, score
+from graphmem.bench import Found, cpu, evidence, mode_scores, score
 from graphmem.bench.replay import halves
 
 
@@ -79,11 +79,3 @@ def test_rest_waits_for_a_busy_process_and_not_for_an_idle_one() -> None:
     finally:
         idle.kill()
         busy.kill()
-
-
-def test_a_benchmark_scope_is_its_runs_own_unless_kept() -> None:
-    # Two runs of one benchmark at once must not drop each other's scope; a kept one is
-    # found again by the next run.
-    runs = {bench_scope("locomo", "conv-26", keep=False) for _ in range(3)}
-    assert len(runs) == 3 and all(s.startswith("bench:locomo:conv-26:") for s in runs)
-    assert bench_scope("locomo", "conv-26", keep=True) == "bench:locomo:conv-26"
