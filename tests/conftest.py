@@ -250,8 +250,9 @@ if importlib.util.find_spec("xdist") is not None:
             return _unit(nodeid)
 
     def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Units | None:
-        """With `--dist loadscope` (as .ci/run runs it): schedule by `_unit`."""
-        return Units(config, log) if config.getvalue("dist") == "loadscope" else None
+        """With `-n N` alone (`--dist load`) or `--dist loadscope` (as .ci/run runs it):
+        schedule by `_unit`."""
+        return Units(config, log) if config.getvalue("dist") in ("load", "loadscope") else None
 
 
 class WorkerCounts:
