@@ -177,9 +177,13 @@ def _served_from_cache(store: Store, name: str, first: dict[str, Any],
     return any(not _planned_again(_compile_ms(store, [first, then], name)) for _ in range(3))
 
 
+def _plan(opts: RecallOptions) -> RecallPlan:
+    return RecallPlan.of(opts, "the ferry", scope="s", now=utcnow(), model=models.MINILM)
+
+
 def _retrieve(opts: RecallOptions, vector: list[float] | None) -> dict[str, Any]:
     """`recall/retrieve`'s parameters for a recall with `opts` and the query's `vector`."""
-    plan = RecallPlan.of(opts, "the ferry", scope="s", now=utcnow(), model=models.MINILM)
+    plan = _plan(opts)
     texts = [{"id": "x", "scope": "s", "bm25": 1.0}]
     return candidates.retrieve_params(plan, vector, candidates.TextLists(
         text=texts, context=texts if "context" in plan.fields else None))
@@ -192,7 +196,7 @@ def test_a_filtered_recall_is_served_by_a_plain_recalls_plan(store: Store,
     made for the plain one serves it. With null for "no filter", as before, a first
     filtered recall was planned again (1.6-5.1 s after a start)."""
     def exact(opts: RecallOptions) -> dict[str, Any]:
-        plan = RecallPlan.of(opts, "the ferry", scope="s", now=utcnow(), model=models.MINILM)
+        plan = _plan(opts)
         return {**plan.finding(), "text": plan.query, "case_sensitive": False,
                 "k": plan.exact_k}
 
