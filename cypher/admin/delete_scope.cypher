@@ -13,7 +13,7 @@ OPTIONAL MATCH (s:Session {scope: $scope})
 WITH deleted, collect(s) AS sessions
 FOREACH (s IN sessions | DETACH DELETE s)
 WITH deleted
-OPTIONAL MATCH (x) WHERE (x:Sweep OR x:Tombstone OR x:Entity OR x:Receipts)
+OPTIONAL MATCH (x) WHERE (x:Sweep OR x:Tombstone OR x:Entity OR x:Receipt)
   AND x.scope = $scope
 WITH deleted, collect(x) AS records
 FOREACH (x IN records | DETACH DELETE x)

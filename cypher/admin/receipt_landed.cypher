@@ -2,5 +2,4 @@
 // $scope committed (admin/receipt). Run on the member that takes writes.
 // Params: $scope, $key.
 // Returns: landed (one row).
-OPTIONAL MATCH (r:Receipts {scope: $scope})
-RETURN $key IN coalesce(r.keys, []) AS landed
+RETURN EXISTS { MATCH (r:Receipt {key: $key}) WHERE r.scope = $scope } AS landed

@@ -49,6 +49,7 @@ MIGRATIONS = (
     Migration("008_display_labels", False, _query("008_display_labels")),
     Migration("009_positions", False, _query("009_positions")),
     Migration("010_session_ends", False, _query("010_session_ends")),  # needs 009
+    Migration("011_receipts_by_key", False, _query("011_receipts_by_key")),
 )
 
 

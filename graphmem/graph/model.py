@@ -146,14 +146,17 @@ class Scope(StructuredNode):
     written_at = DateTimeProperty()
 
 
-class Receipts(StructuredNode):
-    """A scope's latest receipts: the keys of its counted writes (an input, a recall's
-    reinforcement, feedback), so a writer whose commit answer was lost can ask whether it
-    landed (`Store.commit`). A node of its own, not the scope's: a write that locks only
-    its memory (feedback) does not queue behind the scope's writers."""
+class Receipt(StructuredNode):
+    """The receipt of one counted write (an input, a recall's reinforcement, feedback, a
+    hard forget), so a writer whose commit answer was lost can ask whether it landed
+    (`Store.commit`). One node a receipt, kept for `RECEIPTS_KEPT_S` whatever the traffic,
+    and shared by nothing: a write that locks only its memory (feedback) does not queue
+    behind the scope's writers."""
 
-    scope = StringProperty(unique_index=True, required=True)
-    keys = ArrayProperty(StringProperty())
+    key = StringProperty(unique_index=True, required=True)
+    scope = StringProperty(required=True)
+    #: When it was written (the server's clock): what `admin/prune_receipts` goes by.
+    at = DateTimeProperty(index=True)
 
 
 class Tombstone(StructuredNode):
@@ -176,4 +179,4 @@ class Sweep(StructuredNode):
     seconds = FloatProperty()
 
 
-SCHEMA_CLASSES = (Memory, Entity, Session, Scope, Receipts, Tombstone, Sweep)
+SCHEMA_CLASSES = (Memory, Entity, Session, Scope, Receipt, Tombstone, Sweep)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -32,9 +33,14 @@ Tx = ManagedTransaction | neo4j.Transaction
 
 T = TypeVar("T")
 
-#: Receipts a scope keeps (Store.commit, admin/receipt): a writer whose commit lost its
-#: answer asks as soon as the server answers again, long before this many newer writes.
-RECEIPTS_KEPT = 100
+#: Seconds a receipt is kept (Store.commit, admin/receipt): a writer whose commit lost its
+#: answer asks within its retry budget (`Settings.retry_s`, at most a few minutes),
+#: however many writes land meanwhile; an hour is far past any budget.
+RECEIPTS_KEPT_S = 3600
+#: A process drops the expired receipts after every this many of its own, at most
+#: PRUNE_LIMIT at a time: pruning keeps pace with writing, in a statement of its own.
+PRUNE_EVERY = 128
+PRUNE_LIMIT = 4 * PRUNE_EVERY
 #: The only form of label a query text may be given (a scope's own: graph/scope_indexes).
 SCOPE_LABEL = re.compile(r"Scope_[0-9a-f]{24}")
 
@@ -85,6 +91,8 @@ class Store:
         self.kept = Kept()
         #: The bookmarks of this process's writes, which its sessions wait for (`session`).
         self.bookmarks = GraphDatabase.bookmark_manager()
+        #: Receipts this process has written (`commit`): every PRUNE_EVERY, expired ones go.
+        self._receipts = itertools.count(1)
         #: Reads that run while the caller works on (`submit`); threads start on first use.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="graphmem-read")
 
@@ -262,13 +270,26 @@ class Store:
             note_made(session)
             return
         key = uuid.uuid4().hex
-        run(tx, "admin/receipt", scope=receipt, key=key, keep=RECEIPTS_KEPT)
+        run(tx, "admin/receipt", scope=receipt, key=key)
         try:
             tx.commit()
             note_made(session)
         except nx.IncompleteCommit:
             if not self._landed(receipt, key):
                 raise
+        if next(self._receipts) % PRUNE_EVERY == 0:
+            self.prune_receipts()
+
+    def prune_receipts(self) -> int:
+        """Drop receipts older than RECEIPTS_KEPT_S (up to PRUNE_LIMIT); how many. A
+        failure is no write's: another process pruning the same ones wins, and the rest
+        wait for the next turn."""
+        try:
+            rows = self.autocommit("admin/prune_receipts", kept_s=RECEIPTS_KEPT_S,
+                                   limit=PRUNE_LIMIT)
+        except Exception:  # housekeeping: the write it follows has landed
+            return 0
+        return int(rows[0]["deleted"]) if rows else 0
 
     def _landed(self, scope: str, key: str) -> bool:
         """Whether receipt `key` of `scope` committed, asked of the member that takes

@@ -149,6 +149,31 @@ def test_a_commit_whose_answer_was_lost_counts_once(mem: GraphMem, bolt_proxy: A
     assert _stored(mem) == Counter({"first": 1, memory: 1})
 
 
+def test_a_receipt_outlives_any_number_of_writes_landing_before_its_writer_asks(
+        mem: GraphMem, bolt_proxy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer whose commit answer was lost asks whether it landed once the server answers
+    again; meanwhile others go on writing. Receipts kept by count (a scope's latest 100)
+    forgot a landed confirmation after 100 more, and it was counted twice."""
+    text = "The release train leaves every second Tuesday"
+    with _through(bolt_proxy, mem, reinforce_every=3600) as far:
+        made = far.remember(text).outcomes[0].id
+        mem.remember({"id": "busy", "text": "A memory other writers keep using"})
+        store = far.ops.core.store
+        asked = store._landed
+
+        def landed_after_traffic(scope: str, key: str) -> bool:
+            for _ in range(150):  # counted writes of the same scope, each with a receipt
+                mem.feedback("busy", used=True)
+            return asked(scope, key)
+
+        monkeypatch.setattr(store, "_landed", landed_after_traffic)
+        bolt_proxy.lose_commit_answers(1)
+        confirmed = far.remember(text)
+        assert bolt_proxy.lost == 1
+        assert [o.status for o in confirmed.outcomes] == ["confirmed"]
+        assert far.get([made])[0].confirmation_count == 1
+
+
 def test_a_forget_whose_answer_was_lost_says_what_it_did(mem: GraphMem,
                                                        bolt_proxy: Any) -> None:
     """A hard forget that committed, its answer lost with the connection, is not run again
