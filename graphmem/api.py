@@ -17,7 +17,7 @@ from graphmem.core import Core
 from graphmem.embedding import chosen
 from graphmem.embedding.embedders import Embedder
 from graphmem.errors import InputError
-from graphmem.graph import schema, scope_model
+from graphmem.graph import schema
 from graphmem.graph.schema import IndexInfo
 from graphmem.graph.store import Store
 from graphmem.lifecycle import edits, maintenance, packs, summarize
@@ -132,7 +132,6 @@ class GraphMem:
         opts = parse(RecallOptions, {**base, **settings})
         now = self.now()
         target = self._core.scope(scope)
-        scope_model.check(self._core.store, [target, *opts.layers], self.embedder.name)
         result = retrieval.recall(self._core.store, self.embedder, query, scope=target, now=now,
                                   options=opts, extractor=self._core.extractor)
         if opts.feedback.reinforce and (item := reinforcement.plan(

@@ -14,7 +14,7 @@ import numpy as np
 from graphmem.core import Core
 from graphmem.embedding import embedders, models
 from graphmem.errors import GraphmemError, InputError
-from graphmem.graph import schema, scope_indexes, scope_model
+from graphmem.graph import schema, scope_indexes
 from graphmem.graph.features import Features
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.lifecycle import edits, maintenance, reembed
@@ -51,7 +51,8 @@ class Operations:
         s = self.core.settings
         model = models.numbers(self.core.embedder.name)
         return parse(WriteOptions, {
-            "scope": scope or s.scope, "now": self.core.now(), "added_by": added_by or s.added_by,
+            "scope": scope or s.scope, "now": self.core.now(),
+            "model": self.core.embedder.recorded, "added_by": added_by or s.added_by,
             "kind": kind, "visibility": visibility, "session": session,
             "signal_gate": signal_gate, "allow_forgotten": allow_forgotten,
             "batch_size": s.write_batch_size, "chunk_rows": s.write_chunk_rows,
@@ -67,7 +68,6 @@ class Operations:
         `vectors` gives each text's embedding instead of the model (bulk loads)."""
         embedder = (self.core.embedder if vectors is None
                     else embedders.Given(vectors, self.core.embedder.dimensions))
-        scope_model.check(self.core.store, [opts.scope], self.core.embedder.name, claim=True)
         report = ingest.write(self.core.store, embedder, self.core.extractor, records, opts,
                               skipped=skipped, progress=progress, timing=timing)
         self.tune_indexes([opts.scope])

@@ -330,6 +330,9 @@ class WriteOptions(BaseModel):
 
     scope: str
     now: datetime
+    #: The embedding model the scope must be of (its recorded name, `Embedder.recorded`):
+    #: checked under the scope's lock by every statement that writes vectors.
+    model: str
     added_by: str | None = None
     kind: str | None = None
     visibility: str | None = None

@@ -11,7 +11,9 @@
 //         conversation, or null: placed by arrival later), embedding (list of float),
 //         import_run (the run writing it, graphmem.write.runs; null in one transaction)}.
 //         $at (int), $share (float): admin/scope_due's rule, asked here under the lock.
-// Returns per scope: scope, vector and text — whether it is now due a vector or full-text
+//         $model, $legacy: fragments/scope_lock's.
+// Returns per scope: scope, model (the scope's embedding model: the writer refuses
+//          another), vector and text — whether it is now due a vector or full-text
 //          index of its own by admin/scope_due's rule (the writer then asks scope_due
 //          after the commit only when one is true: a read less for nearly every write).
 {{scope_lock}}
@@ -50,6 +52,6 @@ CALL (rows, own) {
   CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)
 }
 WITH s, COUNT { (m:Memory) } AS total
-RETURN s.name AS scope,
+RETURN s.name AS scope, s.model AS model,
        s.written >= $at AND s.vector_index IS NULL AND s.written <= total * $share AS vector,
        s.written >= $at AND s.text_index IS NULL AS text

@@ -11,7 +11,9 @@
 //         null), added_by, content_hash, position and session (an explicit place in a
 //         conversation, or null: the memory keeps its place), embedding (list of float),
 //         import_run (the run writing it, for a memory made again; else null)}.
-// Returns: nothing.
+//         $model, $legacy: fragments/scope_lock's.
+// Returns per scope: scope, model (the scope's embedding model: the writer refuses
+//          another).
 {{scope_lock}}
 UNWIND rows AS r
 MERGE (m:Memory {id: r.id, scope: r.scope})
@@ -44,5 +46,7 @@ SET m += r.meta
 REMOVE m:Episodic:Semantic:Procedural:Core:Heuristic:Reflection:Cold:Stub
 SET m:$(toUpper(left(r.kind, 1)) + substring(r.kind, 1))
 SET m:$(own)
-WITH m, r
+WITH s, m, r
 CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)
+WITH DISTINCT s
+RETURN s.name AS scope, s.model AS model

@@ -37,9 +37,13 @@ class Embeds(Protocol):
 
 class EmbedsQueries(Protocol):
     """What recall needs of an embedder: its model's name (whose cosines it reads,
-    graphmem.embedding.models) and one unit vector per query."""
+    graphmem.embedding.models), the name a scope records for its vectors, and one unit
+    vector per query."""
 
     name: str
+
+    @property
+    def recorded(self) -> str: ...
 
     def warm(self) -> None: ...
 
@@ -143,6 +147,14 @@ class Embedder:
         self.wanted = runtime
         self.cache = cache or cache_home() / "graphmem" / "onnx"
         self._loading = threading.Lock()
+
+    @property
+    def recorded(self) -> str:
+        """What a scope records as the model of the vectors this embedder makes (docs/
+        decisions.md, "A scope knows its model"): the registry's name of a registered
+        model or alias, else the name as given."""
+        spec = models.find(self.name)
+        return spec.name if spec is not None else self.name
 
     @property
     def model(self) -> SentenceTransformer:

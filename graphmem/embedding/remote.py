@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphmem.embedding import models
 from graphmem.embedding.embedders import Embedder
 from graphmem.errors import ConfigError, EnvironmentProblem
 from graphmem.openai_compat import post
@@ -36,6 +37,13 @@ class RemoteEmbedder(Embedder):
         self.batch_size = batch_size
         self.timeout = timeout
         self._key = api_key
+
+    @property
+    def recorded(self) -> str:
+        """The endpoint's model name, marked as the endpoint's where graphmem's registry
+        names a local model so (e5-small-v2-q, GRAPHMEM_EMBEDDING_MODEL's default): its
+        vectors are not that model's, and a scope must not say they are."""
+        return f"endpoint:{self.name}" if models.find(self.name) is not None else self.name
 
     @property
     def model(self) -> SentenceTransformer:

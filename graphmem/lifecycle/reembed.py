@@ -41,7 +41,7 @@ def reembed(store: Store, embedder: Embedder, only: Sequence[str] | None = None,
             advance: Callable[[int], None] | None = None) -> list[Reembedded]:
     """Re-embed each scope whose vectors another model made (or `only` these) with
     `embedder`, one transaction a scope; scopes already of its model are skipped."""
-    model = scope_model.name(embedder.name)
+    model = embedder.recorded
     done = []
     for scope, was in scopes(store, only):
         if was == model or was is None:

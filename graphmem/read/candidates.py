@@ -11,9 +11,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
+from graphmem.graph import scope_model
 from graphmem.graph.keys import scope_key
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.scope_indexes import SCAN_BELOW
@@ -120,10 +121,13 @@ class TextLists:
 
 @dataclass(frozen=True)
 class Direct:
-    """The direct hits, best first, and the round trips they took."""
+    """The direct hits, best first, the round trips they took, and the embedding model of
+    each scope searched ({scope, model}: fragments/scope_models; none for exact recall,
+    which compares no vectors)."""
 
     pool: list[rank.Candidate]
     trips: int
+    models: list[dict[str, Any]] = field(default_factory=list)
 
 
 class TextSearch:
@@ -177,7 +181,7 @@ def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
     return Direct(rank.direct([rank.Candidate.of(placed(c)) for c in rows[0]["candidates"]],
                               plan.scoring, mode=mode, alpha=opts.fusion.alpha,
                               rrf_k=opts.fusion.rrf_k, context=lists.context is not None,
-                              fetch=plan.fetch, k=plan.pool_k), trips)
+                              fetch=plan.fetch, k=plan.pool_k), trips, rows[0]["models"])
 
 
 def retrieve_params(plan: RecallPlan, vector: list[float] | None,
@@ -188,7 +192,7 @@ def retrieve_params(plan: RecallPlan, vector: list[float] | None,
             "lists": {"text": lists.text, "context": lists.context},
             "vector_index": VECTOR_INDEX, "fetch": plan.fetch,
             "index_fetch": plan.fetch * INDEX_DEPTH, "scan": False, "scan_below": SCAN_BELOW,
-            "own_indexes": True}
+            "own_indexes": True, "legacy": scope_model.LEGACY}
 
 
 def vector_candidates(store: Store, name: str, params: dict[str, Any],

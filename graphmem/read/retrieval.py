@@ -28,6 +28,7 @@ from graphmem.clock import as_utc, utcnow
 from graphmem.embedding import models
 from graphmem.embedding.embedders import EmbedsQueries
 from graphmem.errors import InputError, whole_text
+from graphmem.graph import scope_model
 from graphmem.graph.store import Store
 from graphmem.options import RecallOptions
 from graphmem.read import answer, association, candidates, rank
@@ -57,6 +58,9 @@ def recall(store: Store, embedder: EmbedsQueries, query: str, *, scope: str, now
     lists = texts.lists(store)
     profile.text_ms = lap()
     direct = candidates.direct(store, plan, vector, lists)
+    # Read with the candidates, never kept: another process may have moved a scope to
+    # another model since this one last recalled (graph/scope_model).
+    scope_model.refuse_other(direct.models, embedder.recorded)
     profile.candidates_ms = lap()
     if opts.hops > 0:
         # Keyword recall weighs what association reaches by links alone, as it ranks by
@@ -117,7 +121,7 @@ PLANNING_SCOPES = ("plan ahead", "where recall plans ahead")
 class _Planning:
     """A query vector for planning: the plan depends on a vector's type, not its values."""
 
-    name = "planning"  # a model the registry does not know: no floor
+    name = recorded = "planning"  # a model the registry does not know: no floor
 
     def __init__(self, dimensions: int) -> None:
         self.vector = np.full(dimensions, 1 / math.sqrt(dimensions), dtype=np.float32)

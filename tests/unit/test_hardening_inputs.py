@@ -100,7 +100,7 @@ def one_line(e: BaseException) -> bool:
 
 
 def options() -> planning.WriteOptions:
-    return planning.WriteOptions(scope="fuzz", now=NOW)
+    return planning.WriteOptions(scope="fuzz", now=NOW, model="m")
 
 
 @budget(3000)

@@ -15,7 +15,6 @@ import numpy as np
 
 from graphmem.graph.kept import Kept
 from graphmem.graph.scope_indexes import Flagged
-from graphmem.graph.scope_model import Known
 from graphmem.read.candidates import DepthCache
 from graphmem.read.keywords import WordCounts
 from graphmem.write.group import Groups
@@ -123,8 +122,6 @@ def test_every_kind_kept_holds_up_under_eight_threads() -> None:
         windows.keep((scope, str(rng.randrange(10))), {"m|h": vector})
         windows.known((scope, str(rng.randrange(10))))
         words.of(f"note {rng.randrange(10)} about {scope}")
-        kept.get(Known).keep(scope, "model")
-        kept.get(Known).get(scope)
         kept.get(Flagged).add([{"scope": scope, "text": True, "vector": False}], vector=False)
         kept.get(Flagged).take([scope])
         kept.get(Groups)
@@ -143,12 +140,9 @@ def test_a_forget_reaches_every_kind_kept_for_that_scope_only() -> None:
     kept.get(DepthCache).put(("b", ()), 40, 1)
     kept.get(SessionVectors).keep(("a", "s"), {"m|h": np.ones(3)})
     kept.get(SessionVectors).keep(("b", "s"), {"m|h": np.ones(3)})
-    kept.get(Known).keep("a", "e5")
-    kept.get(Known).keep("b", "e5")
     kept.get(WordCounts).of("the harbour ferry")
     kept.forget(["a"])
     assert [k for k, _ in kept.get(DepthCache).items()] == [("b", ())]
     assert not kept.get(SessionVectors).known(("a", "s"))
     assert kept.get(SessionVectors).known(("b", "s"))
-    assert kept.get(Known).get("a") is None and kept.get(Known).get("b") == "e5"
     assert len(kept.get(WordCounts)) == 0  # kept by text, not scope: all go

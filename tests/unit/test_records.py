@@ -85,7 +85,7 @@ def test_generated_ids_are_stable_and_ignore_case_and_spacing() -> None:
 
 
 def plan(data: str, **flags):
-    opts = planning.WriteOptions(scope="s", now=NOW, **flags)
+    opts = planning.WriteOptions(scope="s", now=NOW, model="m", **flags)
     return planning.plan(records.parse_records(data, "f"), opts)
 
 

@@ -14,7 +14,7 @@ NOW = datetime(2025, 3, 1, tzinfo=UTC)
 
 
 def rows(*records: dict, session: str | None = None) -> list[Row]:
-    opts = WriteOptions(scope="s", now=NOW, session=session)
+    opts = WriteOptions(scope="s", now=NOW, model="m", session=session)
     return [resolve(Numbered(i + 1, MemoryIn.model_validate(r)), i, opts)
             for i, r in enumerate(records)]
 

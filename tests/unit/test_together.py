@@ -118,7 +118,7 @@ def test_a_text_the_model_cannot_take_fails_only_the_call_that_sent_it() -> None
 
 
 def _rows(ids: list[str], scope: str = "s") -> tuple[list[Row], WriteOptions]:
-    opts = WriteOptions(scope=scope, now=NOW)
+    opts = WriteOptions(scope=scope, now=NOW, model="m")
     return [resolve(Numbered(n, MemoryIn(id=i, text=f"text {i}"), "<t>"), n, opts)
             for n, i in enumerate(ids)], opts
 
