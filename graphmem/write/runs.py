@@ -120,10 +120,17 @@ def renew(tx: Tx, store: Store, run: str) -> None:
                         "run it again")
 
 
-def undo(store: Store, scope: str, run: str) -> int:
+def undo(store: Store, scope: str, run: str, *, lapsed_only: bool = False) -> int | None:
     """Take out what run `run` wrote in `scope`: its memories and their edges, entities
     and sessions only it used; the counts of those left are settled. Returns the number
-    of memories deleted. Idempotent: an interrupted undo is finished by another."""
+    of memories deleted, or None when the run was not taken (`runs/fence`: with
+    `lapsed_only`, a run whose writer renewed its lease meanwhile; one done, or gone).
+    The run is fenced first, so its writer, stalled past its lease and back, commits no
+    more of it and is not told it landed. Idempotent: an interrupted undo is finished by
+    another."""
+    if not store.autocommit("runs/fence", run=run, lease=store.settings.run_lease,
+                            lapsed_only=lapsed_only):
+        return None
     deleted = int(store.autocommit("runs/undo_memories", run=run, scope=scope)[0]["deleted"])
     store.autocommit("runs/undo_entities", run=run, scope=scope)
     store.autocommit("runs/undo_sessions", run=run, scope=scope)
@@ -141,7 +148,6 @@ def recover(store: Store, scope: str | None) -> list[str]:
             continue
         if r["state"] == "done":
             store.autocommit("runs/end", run=r["run"])
-        else:
-            undo(store, r["scope"], r["run"])
+        elif undo(store, r["scope"], r["run"], lapsed_only=True) is not None:
             undone.append(r["run"])
     return undone

@@ -203,6 +203,60 @@ def test_a_run_whose_writer_lives_is_never_undone(mem: GraphMem, embedder) -> No
         other.close()
 
 
+def test_a_writer_stalled_past_its_lease_is_fenced_by_the_undo(
+        mem: GraphMem, embedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer that stalls past its lease (its heartbeat too, as a stopped process's) and
+    comes back while another process undoes its run commits nothing more of it and is not
+    told it landed, even when the undo's last step comes after the writer's `done`: what
+    the writer tells its caller is what the scope holds."""
+    scope, lease = mem.settings.scope, 1.5
+    short = mem.settings.model_copy(update={"run_lease_s": lease})
+    writer, other = Store.connect(short), Store.connect(short)
+    stalled, ended = False, []
+    beat, autocommit = writer.autocommit, other.autocommit
+
+    def writer_autocommit(name: str, **params: Any) -> Any:
+        return [] if stalled and name == "runs/renew" else beat(name, **params)
+
+    def other_autocommit(name: str, **params: Any) -> Any:
+        if name == "runs/end":  # the undo's last step, held until the writer is done
+            ended.append(params)
+            return []
+        return autocommit(name, **params)
+
+    class Stalling:
+        def __init__(self, real: Any) -> None:
+            self.real, self.calls = real, 0
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.real, name)
+
+        def embed(self, texts: Sequence[str], advance: Any = None) -> np.ndarray:
+            nonlocal stalled
+            self.calls += 1
+            if self.calls == 3:  # two chunks committed, the third being embedded
+                stalled = True
+                time.sleep(2.5 * lease)
+                assert runs.recover(other, scope)  # the lease lapsed: undone
+                stalled = False
+            return self.real.embed(texts, advance)
+
+    monkeypatch.setattr(writer, "autocommit", writer_autocommit)
+    monkeypatch.setattr(other, "autocommit", other_autocommit)
+    try:
+        with GraphMem(short, embedder=Stalling(embedder), store=writer) as stalling:
+            try:
+                told = len(write(stalling, records(30), scope, 10).outcomes)
+            except GraphmemError:
+                told = 0
+        for params in ended:
+            autocommit("runs/end", **params)
+        assert ended and mem.count(scope=scope) == told == 0
+    finally:
+        writer.close()
+        other.close()
+
+
 def test_a_killed_writers_run_is_undone_once_its_lease_lapses(mem: GraphMem, store: Store,
                                                               hardening) -> None:
     scope, lease = mem.settings.scope, 3.0
