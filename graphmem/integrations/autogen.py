@@ -103,7 +103,7 @@ def record(c: MemoryContent) -> dict[str, Any]:
     meta = dict(c.metadata or {})
     fields = {k: meta.pop(k) for k in FIELDS if meta.get(k) is not None}
     if isinstance(fields.get("session"), str):
-        fields["session"] = escape(fields["session"])
+        fields["session"] = escape(fields["session"], "session")
     plain = {k: v for k, v in meta.items() if META_KEY.fullmatch(k)
              and isinstance(v, str | int | float | bool)}
     return agent_written({"text": text, **fields, "metadata": plain})

@@ -65,7 +65,7 @@ FILTER_DEPTH = 4
 
 def memory_id(key: str) -> str:
     """The id of the memory that holds `key` in its namespace."""
-    escaped = escape(key) or "@"  # "@" alone is no escape: the empty key
+    escaped = escape(key, "key") or "@"  # "@" alone is no escape: the empty key
     if len(escaped) <= MAX_ID:
         return escaped
     return "@@" + hashlib.sha256(key.encode()).hexdigest()
@@ -181,10 +181,10 @@ class GraphMemStore(BaseStore):
 
     def scope(self, namespace: Sequence[str]) -> str:
         """The scope that holds `namespace` (the root for the empty one)."""
-        name = "/".join([self.root, *(escape(label) for label in namespace)])
         try:
+            name = "/".join([self.root, *(escape(label, "namespace") for label in namespace)])
             return check_scope(name)
-        except ValueError as e:
+        except (ValueError, InputError) as e:
             raise InvalidNamespaceError(f"namespace {tuple(namespace)!r} cannot be a scope: "
                                         f"{e}") from None
 

@@ -58,7 +58,8 @@ def record(message: ChatMessage) -> dict[str, Any]:
     session = message.additional_kwargs.get("session_id")
     return {"text": _text(message), "kind": "episodic", "source": "agent",
             "metadata": {"speaker": message.role.value},
-            **({"session": escape(session)} if isinstance(session, str) and session else {})}
+            **({"session": escape(session, "session")}
+               if isinstance(session, str) and session else {})}
 
 
 def _text(message: ChatMessage) -> str:

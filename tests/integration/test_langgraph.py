@@ -155,9 +155,11 @@ def test_index_fields_and_index_false(lg: GraphMemStore, mem: GraphMem) -> None:
 
 
 def test_bad_namespaces_and_values_are_refused_whole(lg: GraphMemStore) -> None:
-    for ns in [("a.b",), ("ok", ""), ("x" * 300,)]:
+    for ns in [("a.b",), ("ok", ""), ("x" * 300,), ("user\ud800",)]:  # a lone surrogate too
         with pytest.raises(InvalidNamespaceError):
             lg.put(ns, "k", {"text": "anything"})
+    with pytest.raises(InputError, match="surrogate"):
+        lg.put(("ok",), "key\udfff", {"text": "anything"})
     ops_before = lg.list_namespaces()
     with pytest.raises(InputError, match="key 'k2'"):
         lg.batch([PutOp(("s",), "k1", {"text": "a harmless note"}),

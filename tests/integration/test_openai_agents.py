@@ -92,3 +92,11 @@ def test_a_conversation_through_sessions_recalls_as_its_transcript(
                          transcript=transcript_row(mem, conv))
     print("\n" + result.line())
     assert result.gap() <= 1.0, result
+
+
+def test_a_session_id_that_is_not_unicode_is_refused_as_input(mem: GraphMem) -> None:
+    from graphmem.errors import InputError
+
+    with pytest.raises(InputError, match="surrogate") as refused:
+        GraphMemSession("chat-\ud800", mem)
+    assert refused.value.field == "session_id"
