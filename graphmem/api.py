@@ -171,11 +171,12 @@ class GraphMem:
                            order=order, offset=offset, limit=limit)
 
     def session_turns(self, session: str | None = None, *, scope: str | None = None,
-                      last: int = SESSION_TURNS) -> list[MemoryOut]:
-        """The last `last` turns of a session (default: the configured one), in order."""
+                      last: int = SESSION_TURNS, every: bool = False) -> list[MemoryOut]:
+        """The last `last` live turns of a session (default: the configured one), in
+        order; with `every`, archived and shadowed turns too."""
         return find.session_turns(self._core.store, self._core.scope(scope),
                                   session or self.settings.session or "",
-                                  SessionArgs.check(last=last).last)
+                                  SessionArgs.check(last=last).last, every=every)
 
     def entities(self, *, scope: str | None = None,
                  limit: int = ENTITIES) -> list[EntityOut]:

@@ -11,6 +11,7 @@ fails the call, naming it, rather than leaving a hole in the conversation."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from agents import FunctionTool, function_tool
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.errors import InputError, NotFoundError
 from graphmem.integrations.names import escape
 from graphmem.types import MAX_META_LIST, MAX_META_STRING, MAX_TEXT_CHARS, MemoryOut
 from graphmem.vocabulary import MAX_LISTED
@@ -68,7 +69,9 @@ class GraphMemSession:
         await asyncio.to_thread(self._clear)
 
     def _turns(self, last: int) -> list[MemoryOut]:
-        return self.mem.session_turns(self.session, scope=self.scope, last=last)
+        # Every item added and not removed, a turn a sweep archived too: the Runner
+        # reads the whole history, and "forget for good" must reach all of it.
+        return self.mem.session_turns(self.session, scope=self.scope, last=last, every=True)
 
     def _add(self, items: list[TResponseInputItem]) -> None:
         records = [record(item) for item in items]
@@ -87,16 +90,21 @@ class GraphMemSession:
                                  field="items")
 
     def _pop(self) -> TResponseInputItem | None:
-        last = self._turns(1)
-        if not last:
-            return None
-        self.mem.forget(last[0].id, hard=True, scope=self.scope)
-        return _item(last[0])
+        # Concurrent pops read the same latest item; the one whose forget finds it gone
+        # takes the next, so each pop removes and returns an item of its own.
+        while last := self._turns(1):
+            try:
+                self.mem.forget(last[0].id, hard=True, scope=self.scope)
+            except NotFoundError:
+                continue
+            return _item(last[0])
+        return None
 
     def _clear(self) -> None:
         while turns := self._turns(MAX_LISTED):
             for m in turns:
-                self.mem.forget(m.id, hard=True, scope=self.scope)
+                with contextlib.suppress(NotFoundError):  # another pop or clear took it
+                    self.mem.forget(m.id, hard=True, scope=self.scope)
 
 
 def record(item: TResponseInputItem) -> dict[str, Any]:

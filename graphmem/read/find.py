@@ -57,14 +57,16 @@ def scopes_under(store: Store, prefix: str) -> list[str]:
     return [r["scope"] for r in store.read("explore/scopes_under", prefix=prefix)]
 
 
-def session_turns(store: Store, scope: str, session: str, last: int) -> list[MemoryOut]:
-    """The last `last` live turns of a session of `scope`, oldest of them first."""
+def session_turns(store: Store, scope: str, session: str, last: int, *,
+                  every: bool = False) -> list[MemoryOut]:
+    """The last `last` live turns of a session of `scope` (with `every`, archived and
+    shadowed ones too), oldest of them first."""
     whole_text(session, "session")
     if not session or not SESSION_NAME.fullmatch(session):
         raise InputError("name the session (up to 200 characters, no # or line break)",
                          field="session")
     rows = store.read("explore/session_turns", scope=scope, session=f"{scope}#{session}",
-                      last=last)
+                      last=last, every=every)
     return to_memories(rows)
 
 

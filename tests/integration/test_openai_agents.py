@@ -100,3 +100,38 @@ def test_a_session_id_that_is_not_unicode_is_refused_as_input(mem: GraphMem) -> 
     with pytest.raises(InputError, match="surrogate") as refused:
         GraphMemSession("chat-\ud800", mem)
     assert refused.value.field == "session_id"
+
+
+def _user(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def test_an_archived_item_stays_in_the_history_and_clear_forgets_it_for_good(
+        mem: GraphMem) -> None:
+    session = GraphMemSession(f"chat-{uuid.uuid4().hex[:6]}", mem)
+    said = [_user(f"Item {n}: the ferry to Lagos leaves at {n} pm") for n in range(3)]
+    asyncio.run(session.add_items(said))
+    middle = mem.session_turns(session.session)[1]
+    mem.forget(middle.id)  # archived, as a sweep archives an old turn
+    assert asyncio.run(session.get_items()) == said  # the Runner is handed every item
+    asyncio.run(session.clear_session())
+    assert asyncio.run(session.get_items()) == []
+    store = mem.ops.core.store
+    left = store.driver.execute_query(
+        "MATCH (m:Memory {scope: $scope}) WHERE m.text CONTAINS 'ferry to Lagos' "
+        "OR any(k IN keys(m) WHERE k STARTS WITH 'meta.' AND toString(m[k]) CONTAINS 'Lagos') "
+        "RETURN count(m) AS n", scope=mem.settings.scope, database_=store.database).records
+    assert left[0]["n"] == 0  # forgotten for good: no text and no item JSON stays
+
+
+def test_concurrent_pops_each_take_an_item_of_their_own(mem: GraphMem) -> None:
+    session = GraphMemSession(f"chat-{uuid.uuid4().hex[:6]}", mem)
+    said = [_user(f"Step {n} of the runbook") for n in range(6)]
+    asyncio.run(session.add_items(said))
+
+    async def pops() -> list:
+        return await asyncio.gather(*(session.pop_item() for _ in range(4)))
+
+    popped = asyncio.run(pops())
+    assert sorted(p["content"] for p in popped) == sorted(i["content"] for i in said[2:])
+    assert asyncio.run(session.get_items()) == said[:2]
