@@ -8,13 +8,14 @@ import asyncio
 import math
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
-from graphmem.errors import GraphmemError
 from graphmem.graph.causal import BOOKMARK_HEADER, CAUSAL
 from graphmem.service import tokens
 
@@ -28,6 +29,10 @@ BOOKMARK_WAIT_SECONDS = 5.0
 #: Requests that may wait on bookmarks at once: each holds a thread and a connection
 #: until the server gives up, so a flood of forged ones holds these, not the workers.
 BOOKMARK_WAITERS = 4
+#: Of those, what one token may hold, counted until its wait ends on the server (a forged
+#: bookmark holds a waiter for the server's own 30 s after its request was answered 503),
+#: so no token holder keeps another's read-your-writes waiting (docs/service.md).
+WAITERS_PER_TOKEN = 1
 
 
 class Limits(BaseModel):
@@ -81,6 +86,41 @@ class Buckets:
 
 
 
+class BookmarkWaits:
+    """The threads that wait for bookmarks, and which token holds each: at most
+    WAITERS_PER_TOKEN a token, until the server has answered its wait."""
+
+    def __init__(self, waiters: int = BOOKMARK_WAITERS) -> None:
+        self.pool = ThreadPoolExecutor(waiters, thread_name_prefix="graphmem-bookmark")
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def submit(self, token: str, wait: Callable[[], object],
+               started: threading.Event) -> asyncio.Future[object] | None:
+        """`wait()` on a waiter for `token`, `started` set once it runs; None when the
+        token already holds its share."""
+        with self._lock:
+            if self._held.get(token, 0) >= WAITERS_PER_TOKEN:
+                return None
+            self._held[token] = self._held.get(token, 0) + 1
+
+        def run() -> object:
+            started.set()
+            try:
+                return wait()
+            finally:
+                with self._lock:
+                    self._held[token] -= 1
+                    if not self._held[token]:
+                        del self._held[token]
+
+        return asyncio.get_running_loop().run_in_executor(self.pool, run)
+
+    def shutdown(self) -> None:
+        """Stop taking waits; those running end with the server's answer."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
 def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
     """The grant of a request's Authorization header, checked (401) and within its
     token's rate (429); a client address that keeps sending tokens that are none is
@@ -103,24 +143,28 @@ def admit(state: Any, authorization: str, client: str) -> tokens.Grant:
     return found
 
 
-async def causal(state: Any, given: tuple[str, ...], client: str) -> None:
+async def causal(state: Any, given: tuple[str, ...], grant: tokens.Grant) -> None:
     """Have the request's reads wait for the writes `given` names (`causal.CAUSAL`), once
     the server holds them, within BOOKMARK_WAIT_SECONDS: else 503 (400 for bookmarks
-    that are none of this database's), counted against the client like an unknown
-    token."""
-    loop = asyncio.get_running_loop()
-    waiting = loop.run_in_executor(state.bookmark_waits, state.mem.ops.await_bookmarks,
-                                   given)
+    that are none of this database's). What a wait holds is its token's (`BookmarkWaits`):
+    a token whose wait still runs is answered 503 at once, and neither it nor a wait that
+    found every waiter busy costs another caller anything."""
+    started = threading.Event()
+    waiting = state.bookmark_waits.submit(
+        grant.id, lambda: state.mem.ops.await_bookmarks(given), started)
+    retry = {"Retry-After": str(math.ceil(BOOKMARK_WAIT_SECONDS))}
+    if waiting is None:
+        raise ServiceError(503, f"header {BOOKMARK_HEADER}: this token's earlier wait for "
+                                "writes the server does not hold is still running", retry)
     try:
         await asyncio.wait_for(waiting, BOOKMARK_WAIT_SECONDS)
     except TimeoutError:
-        state.denied.take(client)
+        if not started.is_set():  # others' waits held every waiter: not this caller's doing
+            raise ServiceError(503, f"header {BOOKMARK_HEADER}: every bookmark waiter is "
+                                    "busy; retry", retry) from None
         raise ServiceError(503, f"header {BOOKMARK_HEADER}: the server does not hold the "
                                 f"writes it names (waited {BOOKMARK_WAIT_SECONDS:g} s)",
-                           {"Retry-After": str(math.ceil(BOOKMARK_WAIT_SECONDS))}) from None
-    except GraphmemError:
-        state.denied.take(client)
-        raise
+                           retry) from None
     CAUSAL.set(given)  # in this request's context: its endpoint's reads see it
 
 
@@ -132,7 +176,7 @@ async def _grant(request: Request) -> tokens.Grant:
                                     client)
     asked = request.scope.setdefault("state", {})
     if given := asked.get(ASKED, ()):
-        await causal(state, given, client)
+        await causal(state, given, found)
     asked[ADMITTED] = True
     return found
 

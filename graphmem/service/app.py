@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib import metadata
 from typing import Any
@@ -34,6 +33,7 @@ from graphmem.service.admission import (
     ADMITTED,
     ASKED,
     BOOKMARK_WAITERS,
+    BookmarkWaits,
     Buckets,
     Limits,
     ServiceError,
@@ -62,7 +62,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
         await run_in_threadpool(mem.ops.warm_up, _log.warning)
         async with tools.session_manager.run():
             yield
-        app.state.bookmark_waits.shutdown(wait=False, cancel_futures=True)
+        app.state.bookmark_waits.shutdown()
         try:
             await run_in_threadpool(mem.close)
         except GraphmemError as e:  # said once, and `serve` exits 2: nothing else to do
@@ -74,8 +74,7 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     app.state.mem, app.state.limits, app.state.buckets = mem, limits, buckets
     app.state.unwritten = None  # what shutting down could not write, if anything
     app.state.denied = Buckets(limits.denied_rate, limits.denied_burst)
-    app.state.bookmark_waits = ThreadPoolExecutor(BOOKMARK_WAITERS,
-                                                  thread_name_prefix="graphmem-bookmark")
+    app.state.bookmark_waits = BookmarkWaits(BOOKMARK_WAITERS)
     app.mount("/mcp", mcp_app)
     app.add_middleware(_McpGate)
     app.add_middleware(_Causal, mem=mem)
