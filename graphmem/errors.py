@@ -117,8 +117,13 @@ def invalid(e: ValidationError | Sequence[Any], *, source: str | None = None,
     InputError naming its first problem: the field path (under `where`, or as a CLI flag
     with `flags`) and the reason."""
     err = (e.errors() if isinstance(e, ValidationError) else e)[0]
-    # A web framework puts where in the request it looked first ("body", "query").
-    path = ".".join(str(p) for p in err["loc"] if p not in ("body", "query")) or None
+    # A web framework puts where in the request it looked first ("body", "query"); a
+    # field may be called so too (recall's `query`): only the first is where.
+    loc = list(err["loc"])
+    if not isinstance(e, ValidationError) and loc and loc[0] in ("body", "query", "path",
+                                                                  "header", "cookie"):
+        loc = loc[1:]
+    path = ".".join(str(p) for p in loc) or None
     if flags and path:
         path = "--" + path.replace("_", "-").replace(".", "-")
     if where:

@@ -214,15 +214,18 @@ def drop_scope(
 
 @handled
 def reembed(
-    scope: Annotated[str | None, typer.Option(
-        "--scope", help="The scope to move (default: every scope of another model).")] = None,
+    all_scopes: AllOpt = False,
+    scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Embed a scope's memories again with this process's model (GRAPHMEM_EMBEDDING_MODEL),
-    one transaction a scope: readers see the old vectors or the new, never a mix. Run it
-    again after an interruption: the scopes moved already are skipped."""
-    with open_memory(embeds=True) as mem:
-        done = mem.ops.reembed(scope)
+    one transaction a scope: readers see the old vectors or the new, never a mix. The
+    configured scope, or `--scope`; every scope of another model only with `--all-scopes`
+    (each tenant's, on a shared server). Run it again after an interruption: the scopes
+    moved already are skipped."""
+    _one_target(scope, all_scopes)
+    with open_memory(scope, embeds=True) as mem:
+        done = mem.ops.reembed(None if all_scopes else mem.settings.scope)
 
     def render(c) -> None:
         for r in done:

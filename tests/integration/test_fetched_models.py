@@ -303,3 +303,25 @@ def test_a_scope_records_an_endpoints_vectors_as_the_endpoints() -> None:
     assert RemoteEmbedder("http://127.0.0.1:9/v1", "text-embedding-3-small").recorded == \
         "text-embedding-3-small"
     assert embedders.Embedder(models.MINILM.name).recorded == models.MINILM.name
+
+
+def test_a_bare_reembed_moves_the_configured_scope_alone(mem: GraphMem) -> None:
+    import os
+    import subprocess
+
+    from graphmem.bench.door import command
+
+    mem.remember("The quarterly audit is due in March")
+    other_model = _other(mem)
+    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri,
+           "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value(),
+           "GRAPHMEM_EMBEDDING_MODEL": other_model,
+           "GRAPHMEM_SCOPE": f"{mem.settings.scope}-mine"}
+    done = subprocess.run([*command(), "reembed", "--json"], env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert [r["scope"] for r in json.loads(done.stdout)] == [f"{mem.settings.scope}-mine"]
+    assert scope_of_model(mem, mem.settings.scope) == models.find(mem.embedder.name).name
+    both = subprocess.run([*command(), "reembed", "--scope", "x", "--all-scopes"], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert both.returncode == 1 and "--all-scopes" in both.stderr

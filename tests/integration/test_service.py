@@ -788,3 +788,12 @@ def test_the_service_waits_out_a_server_gone_for_seconds(
         finally:
             bolt_proxy.up()
             s.close()
+
+
+def test_a_query_too_long_names_the_field_query(svc: Service) -> None:
+    from graphmem.types import MAX_QUERY_CHARS
+
+    done = svc.call("POST", "/v1/recall", svc.token_a, json={"query": "x" * (MAX_QUERY_CHARS + 1)})
+    assert done.status_code == 400 and "'query'" in done.json()["error"], done.text
+    missing = svc.call("POST", "/v1/recall", svc.token_a, json={})
+    assert missing.status_code == 400 and "'query'" in missing.json()["error"], missing.text
