@@ -151,7 +151,8 @@ class HardeningCounts:
              "live twins refused", "versions of refused updates", "unbounded queries",
              "partial runs", "error shapes", "random ids refused", "adapter races",
              "hand-off differences", "interrupted writes unreported", "bookmark stalls",
-             "bookmark leaks", "version ids", "versions edited")
+             "bookmark leaks", "version ids", "versions edited", "scopes of two models",
+             "receipts forgotten")
 
     def __init__(self) -> None:
         self.inputs = 0

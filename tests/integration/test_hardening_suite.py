@@ -3,8 +3,10 @@ callers, modes, hops, layers and planted edges never leak or write across scopes
 generated batches (all or nothing), concurrent writers, readers and a sweep (exact
 counts), processes or the server killed mid-ingest (a rerun gives one clean ingest),
 generated MCP arguments and recall options, any request to any route of the service (one
-error shape), random-looking ids and namespaces, and the LangGraph store under
-concurrent puts, deletes and searches.
+error shape), random-looking ids and namespaces, the LangGraph store under
+concurrent puts, deletes and searches, two models' processes on one scope in any order
+(writes, recalls, reembeds and drops, one process's write interleaved while the other
+embeds), and lost commit answers under any churn of other writes.
 
 Budget: `GRAPHMEM_HARDENING_SCALE` multiplies the example counts (1 in `.ci/run`, with a
 fixed seed)."""
@@ -24,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -854,3 +857,159 @@ def test_ids_that_look_like_versions_are_refused_exactly_at_every_door(
     finally:
         for below in mem.scopes(service.a + "/"):
             mem.drop_scope(below)
+
+
+# Issue 73's classes: two models and `reembed` across processes (one process's write
+# interleaved while another embeds), and lost commit answers under other writers' churn.
+
+
+@pytest.fixture(scope="module")
+def two_models(schema_ready: Settings, embedder) -> Iterator[list[GraphMem]]:
+    """Two processes' views of one server: this run's model and another, each with a
+    store of its own (nothing one keeps is the other's)."""
+    from graphmem.embedding import models
+
+    other = (models.MINILM.name if models.find(embedder.name) is not models.MINILM
+             else models.E5_SMALL_V2_Q.name)
+    mems = [GraphMem(schema_ready, embedder=embedder, store=Store.connect(schema_ready)),
+            GraphMem(schema_ready.model_copy(update={"embedding_model": other}))]
+    yield mems
+    for m in mems:
+        m.close()
+
+
+MODEL_OPS = st.lists(st.tuples(st.sampled_from(["write", "recall", "reembed", "drop",
+                                                "write while the other writes",
+                                                "write while the other reembeds"]),
+                               st.integers(0, 1)), min_size=2, max_size=7)
+
+
+@budget(14)
+@given(ops=MODEL_OPS)
+def test_two_models_across_processes_never_share_a_scope(two_models, ops, hardening) -> None:
+    """Whatever two processes of different models do to one scope, in any order, the
+    scope's recorded model made every vector it holds, and each call either works or is
+    refused for the other model (a ConfigError), as the recorded model says."""
+    from graphmem.errors import ConfigError
+    from graphmem.graph import scope_model
+
+    hardening.inputs += 1
+    scope = f"models:{uuid.uuid4().hex[:10]}"
+    names = [scope_model.name(m.embedder.name) for m in two_models]
+    store = two_models[0].ops.core.store
+    n = iter(range(1000))
+
+    def text() -> str:
+        return f"{TOPICS[next(n) % len(TOPICS)]} (note {uuid.uuid4().hex[:6]})"
+
+    def write(who: int, meanwhile: Any = None) -> None:
+        mem = two_models[who]
+        if meanwhile is None:
+            mem.remember(text(), scope=scope)
+            return
+        real = mem.embedder.embed
+
+        def embed(texts: Any, advance: Any = None) -> Any:
+            mem.embedder.embed = real
+            meanwhile()
+            return real(texts, advance)
+
+        mem.embedder.embed = embed
+        try:
+            mem.remember(text(), scope=scope)
+        finally:
+            mem.embedder.embed = real
+
+    def do(op: str, who: int) -> None:
+        mem, other = two_models[who], two_models[1 - who]
+        if op == "write":
+            write(who)
+        elif op == "recall":
+            mem.recall("the nightly backups", scope=scope, reinforce=False)
+        elif op == "reembed":
+            mem.ops.reembed(scope)
+        elif op == "drop":
+            mem.drop_scope(scope)
+        elif op == "write while the other writes":
+            write(who, lambda: _tried(lambda: other.remember(text(), scope=scope)))
+        else:
+            write(who, lambda: other.ops.reembed(scope))
+
+    try:
+        for op, who in ops:
+            recorded = scope_model.of(store, [scope])[scope]
+            try:
+                do(op, who)
+            except ConfigError:
+                # Refused only for the other model's scope, as recorded when it was asked
+                # or since (a write meets what the other did while it embedded).
+                assert op.startswith("write while") or recorded not in (None, names[who])
+            rows = store.driver.execute_query(
+                "MATCH (m:Memory {scope: $scope}) WHERE m.embedding IS NOT NULL "
+                "RETURN m.text AS text, m.embedding AS v", scope=scope,
+                database_=store.database).records
+            recorded = scope_model.of(store, [scope])[scope]
+            if rows:
+                maker = two_models[names.index(recorded)]
+                made = maker.embedder.embed([r["text"] for r in rows])
+                mixed = any(float(made[i] @ np.asarray(r["v"], dtype=np.float32)) < 0.999
+                            for i, r in enumerate(rows))
+                hardening.found["scopes of two models"] += mixed
+                assert not mixed, (op, who, recorded)
+    finally:
+        two_models[0].drop_scope(scope)
+
+
+def _tried(act: Any) -> Any:
+    """`act()`, or None where it was refused for the other model."""
+    from graphmem.errors import ConfigError
+
+    try:
+        return act()
+    except ConfigError:
+        return None
+
+
+@budget(8)
+@given(churn=st.integers(0, 260), kind=st.sampled_from(["created", "confirmed", "feedback"]))
+def test_a_lost_commit_answer_counts_once_whatever_lands_before_the_writer_asks(
+        mem: GraphMem, bolt_proxy: Any, monkeypatch: pytest.MonkeyPatch, churn, kind,
+        hardening) -> None:
+    """A counted write whose commit answer is lost asks whether it landed once the server
+    answers again; however many other counted writes of its scope landed meanwhile, it is
+    not run again (its receipt is kept for a time, not among the latest so many)."""
+    hardening.inputs += 1
+    scope = f"{mem.settings.scope}-churn-{uuid.uuid4().hex[:6]}"
+    text = f"The release train leaves at {churn} past the hour"
+    far = GraphMem(mem.settings.model_copy(update={
+        "neo4j_uri": f"bolt://127.0.0.1:{bolt_proxy.port}", "scope": scope}),
+        embedder=mem.embedder, reinforce_every=3600)
+    try:
+        mem.remember({"id": "busy", "text": "A memory other writers keep using"}, scope=scope)
+        made = far.remember(text).outcomes[0].id if kind != "created" else None
+        store = far.ops.core.store
+        asked = store._landed
+
+        def landed_after_churn(scope_: str, key: str) -> bool:
+            for _ in range(churn):
+                mem.feedback("busy", used=True, scope=scope)
+            return asked(scope_, key)
+
+        monkeypatch.setattr(store, "_landed", landed_after_churn)
+        bolt_proxy.lose_commit_answers(1)
+        if kind == "feedback":
+            far.feedback(made, used=True)
+            twice = mem.ops.core.store.driver.execute_query(
+                "MATCH (m:Memory {scope: $scope, id: $id}) RETURN m.used_count AS n",
+                scope=scope, id=made, database_=mem.ops.core.store.database
+            ).records[0]["n"] != 1
+        else:
+            outcome = far.remember(text).outcomes[0]
+            twice = outcome.status != kind or (
+                kind == "confirmed" and far.get([outcome.id])[0].confirmation_count != 1)
+        monkeypatch.undo()
+        hardening.found["receipts forgotten"] += twice
+        assert bolt_proxy.lost >= 1 and not twice, (kind, churn)
+    finally:
+        far.close()
+        mem.drop_scope(scope)
