@@ -101,6 +101,35 @@ def test_a_model_folder_named_relative_to_the_callers_folder_answers_warm_as_col
     assert recorded == str(caller / "mymodel")  # the folder, wherever it was named from
 
 
+def test_after_a_reembed_elsewhere_warm_calls_answer_as_cold_ones(
+        warm_env: dict[str, str], mem: GraphMem) -> None:
+    """The warm process read a scope's model before another process moved the scope: a
+    call with the new model works, one with the old is refused, each as it would be on
+    its own (issue 73: the warm process kept the model it had read)."""
+    from graphmem.embedding import models
+
+    own = models.find(mem.embedder.name)
+    other = models.MINILM if own is not models.MINILM else models.E5_SMALL_V2_Q
+    first = _run(["remember", "--text", "The cache layer is Redis, one per region"], warm_env)
+    assert first.returncode == 0, first.stderr
+    _wait_for_warm(warm_env)
+    assert _run(["recall", "cache", "--json"], warm_env).returncode == 0  # read, warm
+    moved = _run(["reembed", "--json"], {**warm_env, "GRAPHMEM_WARM": "off",
+                                         "GRAPHMEM_EMBEDDING_MODEL": other.name})
+    assert moved.returncode == 0, moved.stderr
+    said = {"on": "Deploys go through staging first", "off": "Ana keeps the on-call rota"}
+    for warm in ("on", "off"):
+        new = {**warm_env, "GRAPHMEM_WARM": warm, "GRAPHMEM_EMBEDDING_MODEL": other.name}
+        assert _run(["recall", "which cache do we use?", "--json"], new).returncode == 0
+        wrote = _run(["remember", "--text", said[warm]], new)
+        assert wrote.returncode == 0, wrote.stderr
+        old = {**warm_env, "GRAPHMEM_WARM": warm}
+        refused = _run(["remember", "--text", f"The old model writes again ({warm})"], old)
+        assert refused.returncode == 2 and other.name in refused.stderr, refused.stderr
+        assert _run(["recall", "cache", "--json"], old).returncode == 2
+    assert mem.count() == 3
+
+
 def test_the_warm_process_keeps_each_callers_scope_and_exit_codes(
         warm_env: dict[str, str], mem: GraphMem) -> None:
     mem.remember("The on-call rota is kept in PagerDuty")
