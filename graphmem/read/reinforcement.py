@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from graphmem.graph import scope_model
 from graphmem.graph.store import Store, Tx, run
 from graphmem.types import Hit
 
@@ -95,8 +96,9 @@ def _write_scope(store: Store, items: list[Reinforcement]) -> None:
                 run(tx, "recall/co_retrieval", scope=r.scope, strengthen=r.strengthen,
                     create=r.create,
                     step=o["step"], initial=o["initial"], now=r.now)
-            if rows:
-                run(tx, "recall/rehydrate", scope=r.scope, rows=rows, now=r.now)
+            if rows and r.embedder is not None:
+                run(tx, "recall/rehydrate", scope=r.scope, rows=rows, now=r.now,
+                    model=r.embedder.recorded, legacy=scope_model.LEGACY)
 
     # A receipt: a retry after a lost answer to the commit must not count each access twice.
     store.write_tx(work, receipt=items[0].scope)

@@ -325,3 +325,29 @@ def test_a_bare_reembed_moves_the_configured_scope_alone(mem: GraphMem) -> None:
     both = subprocess.run([*command(), "reembed", "--scope", "x", "--all-scopes"], env=env,
                           capture_output=True, text=True, timeout=300, check=False)
     assert both.returncode == 1 and "--all-scopes" in both.stderr
+
+
+def test_a_cold_hit_brought_back_after_a_reembed_gets_no_vector_of_the_old_model(
+        mem: GraphMem, elsewhere: tuple[GraphMem, str]) -> None:
+    other, other_model = elsewhere
+    scope, store = mem.settings.scope, mem.ops.core.store
+    mem.remember([{"id": "kept", "text": "The staging database is refreshed every Sunday"},
+                  {"id": "cold", "text": "The old wiki lived on a server called hermes"}])
+    store.driver.execute_query(  # as a sweep leaves a memory nobody recalled for long
+        "MATCH (m:Memory {scope: $scope, id: 'cold'}) SET m.tier = 'cold', m:Cold "
+        "REMOVE m.embedding", scope=scope, database_=store.database)
+    # Its reinforcement written when flushed, as a busy process's is, seconds later.
+    with GraphMem(mem.settings, embedder=mem.embedder, store=store,
+                  reinforce_every=3600) as later:
+        hits = later.recall("hermes wiki server", mode="keyword").hits
+        assert "cold" in [h.id for h in hits]
+        other.ops.reembed(scope)  # meanwhile, another process moves the scope
+        later.flush()  # the reinforcement, which brings the cold hit back hot
+    rows = store.driver.execute_query(
+        "MATCH (m:Memory {scope: $scope}) WHERE m.embedding IS NOT NULL "
+        "RETURN m.text AS text, m.embedding AS v", scope=scope,
+        database_=store.database).records
+    made = other.embedder.embed([r["text"] for r in rows])
+    assert all(float(made[i] @ np.asarray(r["v"], dtype=np.float32)) > 0.999
+               for i, r in enumerate(rows)), "a vector of the old model in the moved scope"
+    assert scope_of_model(mem, scope) == other_model
