@@ -281,15 +281,18 @@ class Store:
             self.prune_receipts()
 
     def prune_receipts(self) -> int:
-        """Drop receipts older than RECEIPTS_KEPT_S (up to PRUNE_LIMIT); how many. A
-        failure is no write's: another process pruning the same ones wins, and the rest
-        wait for the next turn."""
+        """Drop receipts older than RECEIPTS_KEPT_S (up to PRUNE_LIMIT); how many. Tried
+        once, and a failure is no write's: another process pruning the same ones wins,
+        and the rest wait for the next turn (a write never waits out a retry budget for
+        housekeeping)."""
         try:
-            rows = self.autocommit("admin/prune_receipts", kept_s=RECEIPTS_KEPT_S,
-                                   limit=PRUNE_LIMIT)
+            with self.session() as session:
+                found = session.run(query("admin/prune_receipts"), kept_s=RECEIPTS_KEPT_S,
+                                    limit=PRUNE_LIMIT).single()
+                note_made(session)
         except Exception:  # housekeeping: the write it follows has landed
             return 0
-        return int(rows[0]["deleted"]) if rows else 0
+        return int(found["deleted"]) if found else 0
 
     def _landed(self, scope: str, key: str) -> bool:
         """Whether receipt `key` of `scope` committed, asked of the member that takes

@@ -216,3 +216,23 @@ def test_a_caller_gone_mid_transaction_leaves_no_lock_behind_the_proxy(
         # Fails (LockClientStopped) if the gone caller's lock is still held 10 s on.
         session.run(neo4j.Query("MATCH (m:Memory {scope: $scope}) SET m.held = false",
                                 timeout=10), scope=s.scope).consume()
+
+
+def test_receipts_are_kept_an_hour_then_pruned(mem: GraphMem) -> None:
+    store, scope = mem.ops.core.store, mem.settings.scope
+    mem.remember("The fire drill is on the first Monday")  # a counted write: a receipt now
+
+    def receipts() -> dict[str, int]:
+        rows = store.driver.execute_query(
+            "MATCH (r:Receipt {scope: $scope}) RETURN r.key STARTS WITH 'old-' AS old, "
+            "count(*) AS n", scope=scope, database_=store.database).records
+        return {("old" if r["old"] else "new"): r["n"] for r in rows}
+
+    store.driver.execute_query(  # as receipts written two hours ago would be
+        "UNWIND range(1, 5) AS i CREATE (:Receipt {key: 'old-' + $scope + toString(i), "
+        "scope: $scope, at: datetime() - duration('PT2H')})", scope=scope,
+        database_=store.database)
+    assert receipts() == {"old": 5, "new": 1}
+    while store.prune_receipts():  # other scopes' expired ones may go first
+        pass
+    assert receipts() == {"new": 1}
