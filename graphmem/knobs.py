@@ -35,7 +35,9 @@ WRITE_BATCH_SIZE = 500
 ChunkRows = Annotated[int, Field(ge=1)]
 CHUNK_ROWS = 10_000
 
-_SCOPE = re.compile(r"^[A-Za-z0-9_.:/@-]{1,200}$")
+#: The longest scope name.
+MAX_SCOPE_CHARS = 200
+_SCOPE = re.compile(rf"^[A-Za-z0-9_.:/@-]{{1,{MAX_SCOPE_CHARS}}}$")
 
 
 def check_scope(value: str) -> str:

@@ -4,10 +4,11 @@ is. No framework is imported here, so each adapter loads only its own."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from graphmem.errors import InputError, whole_text
-from graphmem.knobs import check_scope
+from graphmem.knobs import MAX_SCOPE_CHARS, check_scope
 
 _SAFE = re.compile(r"[A-Za-z0-9_:-]")
 _ESCAPED = re.compile(r"(?:@[0-9A-F]{2})+")
@@ -27,10 +28,23 @@ def unescape(text: str) -> str:
     return _ESCAPED.sub(lambda m: bytes.fromhex(m.group(0).replace("@", "")).decode(), text)
 
 
+def hashed(label: str) -> str:
+    """A label too long to name a scope by: `@@` and its SHA-256 (no escaped label starts
+    so: `escape` writes `@` itself as `@40`)."""
+    return "@@" + hashlib.sha256(label.encode()).hexdigest()[:40]
+
+
 def scope_of(root: str, *labels: str, field: str = "scope") -> str:
-    """The scope `root/label/…` with each label escaped; an InputError naming `field` when
-    it cannot be one (too long, or a credential)."""
-    name = "/".join([root, *(escape(label, field) or "@" for label in labels)])
+    """The scope `root/label/…` with each label escaped; where the whole would be too long
+    for a scope (a user id of 20 CJK characters escapes to 180), its longest labels go by
+    their hash (`hashed`), the same for the same label every time; an InputError naming
+    `field` when it cannot be one (a credential, or a root too long)."""
+    parts = [escape(label, field) or "@" for label in labels]
+    for i in sorted(range(len(parts)), key=lambda i: -len(parts[i])):
+        if len("/".join([root, *parts])) <= MAX_SCOPE_CHARS:
+            break
+        parts[i] = hashed(labels[i])
+    name = "/".join([root, *parts])
     try:
         return check_scope(name)
     except ValueError as e:

@@ -36,3 +36,13 @@ def test_a_lone_surrogate_names_its_field() -> None:
     with pytest.raises(InputError, match="surrogate") as refused:
         scope_of("agents", "alice\ud800", field="user_id")
     assert refused.value.field == "user_id"
+
+
+def test_a_name_too_long_for_a_scope_goes_by_its_longest_labels_hash() -> None:
+    user = "渡辺" * 12  # 24 CJK characters: 216 escaped
+    scope = scope_of("adk", "my-app", user, field="user_id")
+    assert len(scope) <= 200 and scope.startswith("adk/my-app/@@")
+    assert scope == scope_of("adk", "my-app", user, field="user_id")  # the same every time
+    assert scope != scope_of("adk", "my-app", user + "x", field="user_id")
+    assert scope_of("adk", "my-app", "alice") == "adk/my-app/alice"  # what fits is as before
+    assert unescape(escape("@@x")) == "@@x" and not escape("@@x").startswith("@@")
