@@ -7,7 +7,7 @@
 // Params: $scope, $rows: list of {id, count (int), delta (float), importance (float),
 //         tags (list of string), at (datetime)}, $legacy (the model of a scope that
 //         recorded none).
-// Returns: id, confidence, confirmation_count, model (the scope's).
+// Returns: id, confidence, confirmation_count, scope, model (the scope's).
 OPTIONAL MATCH (s:Scope {name: $scope})
 SET s.locked_at = datetime()
 WITH coalesce(s.model, $legacy) AS model
@@ -22,4 +22,4 @@ SET m.confirmation_count = coalesce(m.confirmation_count, 0) + c.count,
     m.tags = coalesce(m.tags, []) + [t IN c.tags WHERE NOT t IN coalesce(m.tags, [])],
     m.last_confirmed = c.at
 RETURN m.id AS id, m.confidence AS confidence, m.confirmation_count AS confirmation_count,
-       model
+       $scope AS scope, model

@@ -14,14 +14,12 @@
 // query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
 // them into cosines (graphmem.read.rank.cosine); ties go by scope, id (decisions.md).
 // Params: $vector (list of float), $semantic (false in keyword recall, whose $vector is
-//         read/plan.py's NO_VECTOR), $scan, $scan_below, $vector_index, $index_fetch,
-//         $fetch, $lists: {text, context} (lists of {id, scope, bm25} or null), $scope,
-//         $layers, $lifecycles, $kinds, $filters, $since, $until, $turns, $own_indexes,
-//         $legacy.
-// Returns one row: vector_found (vector candidates that passed), index_returned
-//          (neighbours the index returned before filtering; 0 after a scan),
-//          candidates (list of {memory, ranks, similarity, has_context, before, after,
-//          prev_query_similarity, prev_similarity}) and models (fragments/scope_models).
+//   read/plan.py's NO_VECTOR), $scan, $scan_below, $vector_index, $index_fetch, $fetch, $lists:
+//   {text, context} (lists of {id, scope, bm25} or null), $scope, $layers, $lifecycles, $kinds,
+//   $filters, $since, $until, $turns, $own_indexes, $legacy. Returns one row: vector_found
+//   (vector candidates that passed), index_returned (neighbours the index gave before
+//   filtering; 0 after a scan), candidates (list of {memory, ranks, similarity, has_context,
+//   before, after, prev_query_similarity, prev_similarity}), models (fragments/scope_models).
 CALL () {
   WITH 1 AS on
   WHERE $semantic AND NOT $scan AND $scan_below > 0

@@ -21,12 +21,6 @@ from graphmem.write.gates import shown
 LEGACY = models.MINILM.name
 
 
-def name(model: str) -> str:
-    """A model's recorded name: the registry's, for a registered model or its alias."""
-    spec = models.find(model)
-    return spec.name if spec is not None else model
-
-
 def of(store: Store, scopes: Sequence[str]) -> dict[str, str | None]:
     """The model of each scope (None: it holds no memory yet), read now."""
     return {r["scope"]: (r["model"] or LEGACY) if r["written"] else None

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -42,7 +41,7 @@ from langgraph.store.base.embed import get_text_at_path, tokenize_path
 from graphmem.api import GraphMem
 from graphmem.clock import utcnow
 from graphmem.errors import InputError, NotFoundError
-from graphmem.integrations.names import escape, unescape
+from graphmem.integrations.names import escape, hashed, unescape
 from graphmem.knobs import check_scope
 from graphmem.read.candidates import deeper
 from graphmem.types import Hit, MemoryOut
@@ -68,7 +67,7 @@ def memory_id(key: str) -> str:
     escaped = escape(key, "key") or "@"  # "@" alone is no escape: the empty key
     if len(escaped) <= MAX_ID:
         return escaped
-    return "@@" + hashlib.sha256(key.encode()).hexdigest()
+    return hashed(key)
 
 
 def matches(value: Any, wanted: Any) -> bool:

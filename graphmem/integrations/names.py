@@ -29,9 +29,9 @@ def unescape(text: str) -> str:
 
 
 def hashed(label: str) -> str:
-    """A label too long to name a scope by: `@@` and its SHA-256 (no escaped label starts
-    so: `escape` writes `@` itself as `@40`)."""
-    return "@@" + hashlib.sha256(label.encode()).hexdigest()[:40]
+    """A label too long to name a scope or an id by: `@@` and its SHA-256 (no escaped
+    label starts so: `escape` writes `@` itself as `@40`)."""
+    return "@@" + hashlib.sha256(label.encode()).hexdigest()
 
 
 def scope_of(root: str, *labels: str, field: str = "scope") -> str:

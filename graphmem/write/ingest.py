@@ -37,7 +37,6 @@ from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write import group, runs
-from graphmem.write import written as written_rows
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
 from graphmem.write.links import SessionVectors, arrivals, session_rows, synaptic_links
@@ -50,6 +49,7 @@ from graphmem.write.plan import (
     refuse_forgotten,
 )
 from graphmem.write.records import Numbered
+from graphmem.write.written import store_rows
 
 #: Rows embedded together: the model sorts a call's texts by length, so bigger calls pad less.
 EMBED_WINDOW = 2000
@@ -93,7 +93,7 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:
         run(tx, "ingest/snapshot", scope=opts.scope, now=opts.now, rows=changed)
-    written_rows.store(tx, store, written, conf, opts, chunk_of)
+    store_rows(tx, store, written, conf, opts, chunk_of)
     # Conversation order: explicit positions (importers) rebuild their sessions' chains,
     # then every other memory written into a session joins the end of its chain; after
     # the chain, a turn's context is the turn before it. An update of a turn's text (which

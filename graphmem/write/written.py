@@ -14,8 +14,8 @@ from graphmem.write.dedup import Confirmations
 from graphmem.write.plan import Row
 
 
-def store(tx: Tx, store: Store, written: list[Row], conf: Confirmations,
-           opts: WriteOptions, chunk_of: runs.Run | None) -> None:
+def store_rows(tx: Tx, store: Store, written: list[Row], conf: Confirmations,
+               opts: WriteOptions, chunk_of: runs.Run | None) -> None:
     """Create and update the `written` rows and count the confirmations. Each statement
     that stores vectors, or confirms what vectors matched, returns the scope's model from
     under the scope's lock: a scope of another model is refused, whatever another process
@@ -38,5 +38,4 @@ def store(tx: Tx, store: Store, written: list[Row], conf: Confirmations,
     if conf.rows:
         confirmed = run(tx, "ingest/confirm_memories", scope=opts.scope,
                         rows=list(conf.rows.values()), legacy=scope_model.LEGACY)
-        scope_model.refuse_other([{"scope": opts.scope, "model": r["model"]}
-                                  for r in confirmed[:1]], opts.model)
+        scope_model.refuse_other(confirmed[:1], opts.model)

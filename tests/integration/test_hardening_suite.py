@@ -895,7 +895,7 @@ def test_two_models_across_processes_never_share_a_scope(two_models, ops, harden
 
     hardening.inputs += 1
     scope = f"models:{uuid.uuid4().hex[:10]}"
-    names = [scope_model.name(m.embedder.name) for m in two_models]
+    names = [m.embedder.recorded for m in two_models]
     store = two_models[0].ops.core.store
     n = iter(range(1000))
 
