@@ -67,7 +67,8 @@ class Operations:
         """Store records already parsed and validated (keeps their sources and lines).
         `vectors` gives each text's embedding instead of the model (bulk loads)."""
         embedder = (self.core.embedder if vectors is None
-                    else embedders.Given(vectors, self.core.embedder.dimensions))
+                    else embedders.Given(vectors, self.core.embedder.dimensions,
+                                         contexts=self.core.embedder))
         report = ingest.write(self.core.store, embedder, self.core.extractor, records, opts,
                               skipped=skipped, progress=progress, timing=timing)
         self.tune_indexes([opts.scope])

@@ -55,12 +55,14 @@ def parse(model: type[M], values: dict[str, Any]) -> M:
 
 
 class Fusion(BaseModel):
-    """How the lists become one score (`rank.relevance`, `rank.Scoring`)."""
+    """How the lists become one score (`fusion.relevances`, `rank.Scoring`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     #: Per list (vector, keyword) before fusion.
     candidates: int = Field(50, ge=1, le=10_000)
+    #: Reciprocal rank fusion (with k = rrf_k) instead of fusing the lists' scores.
+    rrf: bool = False
     rrf_k: int = Field(5, ge=1, le=1_000)
     #: Weighted fusion instead of rank fusion: alpha x cosine + (1 - alpha) x BM25 share.
     alpha: float | None = Field(None, ge=0.0, le=1.0)
@@ -94,13 +96,15 @@ class Association(BaseModel):
 
 
 class Context(BaseModel):
-    """How a memory's conversation counts (`rank.context_ranks`, `turns.rerank`)."""
+    """How a memory's conversation counts (`fusion.relevances`, `turns.rerank`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    #: Hybrid rank fusion only: memories are also ranked as they read with the turn
-    #: before them.
+    #: Hybrid without an alpha only: memories are also found and scored as they read with
+    #: the turn before them, and by their session's best BM25.
     enabled: bool = True
+    #: The weight of the session list (a turn's session's best BM25) in fusion; 0 off.
+    session_weight: float = Field(1.0, ge=0.0, le=10.0)
     #: A memory gains this share of its better neighbour's score in its session; 0 off.
     turn_weight: float = Field(0.3, ge=0.0, le=1.0)
 
@@ -176,6 +180,7 @@ class RecallSettings(TypedDict, total=False):
     feedback: Feedback | dict[str, Any]
     # Fusion
     candidates: int
+    rrf: bool
     rrf_k: int
     alpha: float | None
     temporal_weight: float
@@ -193,6 +198,7 @@ class RecallSettings(TypedDict, total=False):
     link_tau_days: float
     # Context
     enabled: bool
+    session_weight: float
     turn_weight: float
     # Feedback
     use_weight: float

@@ -43,7 +43,9 @@ FOREACH (r IN roots + versions |
                       derived_from: CASE WHEN r.id = $id THEN null ELSE $id END}))
 // A forgotten turn leaves no gap in its conversation: the turns before and after it
 // become neighbours, the turn after (which carried its text as context) reads after the
-// one before it now, and a session it ended ends at the turn before.
+// one before it now and loses its context's vector (made from the forgotten text; recall
+// reads the two turns' vectors until `graphmem reembed` makes it again), and a session it
+// ended ends at the turn before.
 WITH m, roots, versions, entities
 CALL (roots) {
   UNWIND roots AS r
@@ -52,6 +54,7 @@ CALL (roots) {
   FOREACH (q IN CASE WHEN p IS NULL THEN [] ELSE [p] END |
     CREATE (q)-[:NEXT {session: before.session}]->(x))
   SET x.context = {{context_text}}
+  REMOVE x.context_embedding
 }
 CALL (roots) {
   UNWIND roots AS r

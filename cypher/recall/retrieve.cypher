@@ -7,19 +7,19 @@
 //   scan). A scope with its layers of fewer than $scan_below memories is scanned at once.
 // - text, context: recall/text_lists' (asked while the query embedded), in $lists.
 // - next (with $lists.context): the turn after each vector and text candidate.
-// Per memory: what ranking reads of it (fragments/rank_facts), its neighbours in its
-// session with $turns (fragments/neighbours), its places in the lists ({list, rank,
-// score}: the similarity, or BM25), its similarity to the query, whether it has a
-// context, and with $lists.context the turn before it: that turn's similarity to the
-// query and to the memory. Similarities are exact, Neo4j's (1 + cos) / 2; ranking turns
-// them into cosines (graphmem.read.rank.cosine); ties go by scope, id (decisions.md).
-// Params: $vector (list of float), $semantic (false in keyword recall, whose $vector is
-//   read/plan.py's NO_VECTOR), $scan, $scan_below, $vector_index, $index_fetch, $fetch, $lists:
-//   {text, context} (lists of {id, scope, bm25} or null), $scope, $layers, $lifecycles, $kinds,
-//   $filters, $since, $until, $turns, $own_indexes, $legacy. Returns one row: vector_found
-//   (vector candidates that passed), index_returned (neighbours the index gave before
-//   filtering; 0 after a scan), candidates (list of {memory, ranks, similarity, has_context,
-//   before, after, prev_query_similarity, prev_similarity}), models (fragments/scope_models).
+// Per memory: what ranking reads of it (fragments/rank_facts), its session neighbours
+// with $turns (fragments/neighbours), its places in the lists ({list, rank, score}: the
+// similarity, or BM25), its similarity to the query, whether it has a context, and with
+// $lists.context its context vector's similarity to the query, or (a context with no
+// vector) the turn before's similarities to the query and to it. Similarities are exact,
+// Neo4j's (1 + cos) / 2 (graphmem.read.fusion.cosine); ties go by scope, id.
+// Params: $vector, $semantic (false in keyword recall, whose $vector is NO_VECTOR), $scan,
+//   $scan_below, $vector_index, $index_fetch, $fetch, $lists: {text, context} (lists of
+//   {id, scope, bm25} or null), $scope, $layers, $lifecycles, $kinds, $filters, $since,
+//   $until, $turns, $own_indexes, $legacy. Returns one row: vector_found, index_returned
+//   (neighbours the index gave before filtering; 0 after a scan), candidates (list of
+//   {memory, ranks, similarity, has_context, before, after, context_similarity,
+//   prev_query_similarity, prev_similarity}), models (fragments/scope_models).
 CALL () {
   WITH 1 AS on
   WHERE $semantic AND NOT $scan AND $scan_below > 0
@@ -35,13 +35,10 @@ CALL (scan) {
     WHERE $semantic AND NOT scan
     {{vector_neighbours}}
     WITH scan, node, score ORDER BY score DESC
-    // Grouped by scan: no row at all (not an empty list) when the branch is off.
-    WITH scan, collect({n: node, s: score}) AS returned
-    // The index's neighbours are approximate and its scores quantized (~1e-3 off, and
-    // differently on every build): of its $index_fetch, the $fetch most similar by the
-    // exact similarity are kept (docs/decisions.md, "Similarities are exact"). Their
-    // vectors are not carried on: a vector in a map slowed a query 100-fold on a new
-    // server.
+    WITH scan, collect({n: node, s: score}) AS returned  // no row when the branch is off
+    // The index's neighbours are approximate, its scores quantized: of its $index_fetch,
+    // the $fetch most similar by the exact similarity are kept (docs/decisions.md,
+    // "Similarities are exact"). A vector in a map slowed a query 100-fold: none is.
     CALL (returned) {
       UNWIND returned AS x
       WITH x.n AS n
@@ -89,17 +86,18 @@ CALL (entries) {
 CALL (entries, next) {
   UNWIND entries + next AS e
   WITH e.n AS m, collect(e {.list, .rank, .score}) AS ranks
+  // A context with no vector of its own reads as the two turns' mean (fusion.mean_cosine).
   CALL (m) {
     OPTIONAL MATCH (n)-[:NEXT]->(m)
-    WHERE $lists.context IS NOT NULL AND n.embedding IS NOT NULL AND {{in_scope}}
+    WHERE $lists.context IS NOT NULL AND m.context IS NOT NULL
+      AND m.context_embedding IS NULL AND n.embedding IS NOT NULL AND {{in_scope}}
     RETURN n.embedding AS pe
     LIMIT 1
   }
   OPTIONAL CALL (m) {
     {{neighbours}}
   }
-  // Each vector read once: a stored vector spans many records, and reading a candidate's
-  // and its predecessor's twice each cost ~2 ms of a recall at 100k.
+  // Each vector read once (it spans many records: twice cost ~2 ms a recall at 100k).
   WITH m, ranks, pe, before, after,
        [r IN ranks WHERE r.list = 'vector'][0].score AS similarity
   WITH m, ranks, pe, before, after, similarity,
@@ -110,6 +108,8 @@ CALL (entries, next) {
     similarity: CASE WHEN similarity IS NOT NULL THEN similarity
                      WHEN NOT $semantic OR me IS NULL THEN null
                      ELSE vector.similarity.cosine(me, $vector) END,
+    context_similarity: CASE WHEN $lists.context IS NULL OR NOT $semantic THEN null
+                             ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
     prev_query_similarity: CASE WHEN pe IS NULL OR NOT $semantic THEN null
                                 ELSE vector.similarity.cosine(pe, $vector) END,
     prev_similarity: CASE WHEN pe IS NULL OR me IS NULL THEN null

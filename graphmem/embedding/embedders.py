@@ -52,11 +52,15 @@ class EmbedsQueries(Protocol):
 
 
 class Given:
-    """Embeddings made elsewhere, looked up by text (a bulk load that has them already)."""
+    """Embeddings made elsewhere, looked up by text (a bulk load that has them already);
+    `contexts`, the scope's model, embeds the turns' contexts the write makes
+    (graphmem/write/contexts.py), which no caller has."""
 
-    def __init__(self, vectors: Mapping[str, np.ndarray], dimensions: int) -> None:
+    def __init__(self, vectors: Mapping[str, np.ndarray], dimensions: int,
+                 contexts: Embeds | None = None) -> None:
         self.vectors = vectors
         self.dimensions = dimensions
+        self.contexts = contexts
         self._stripped: dict[str, np.ndarray] | None = None
 
     def _find(self, text: str) -> np.ndarray | None:

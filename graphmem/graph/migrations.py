@@ -6,12 +6,17 @@ harmlessly. A new one takes the next number; none is ever renumbered."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NamedTuple
 
 from graphmem.graph.keys import scope_key
 from graphmem.graph.store import Store
+
+#: The names of the scopes' own full-text indexes (graph/scope_indexes.py), the only ones
+#: a migration drops by a name it read from the store.
+OWN_TEXT_INDEX = re.compile(r"memory_text_[0-9a-f]{24}")
 
 
 class Migration(NamedTuple):
@@ -35,6 +40,15 @@ def _scope_keys(store: Store) -> None:
                     keys=[{"scope": s, "key": scope_key(s)} for s in scopes])
 
 
+def _stemmed_words(store: Store) -> None:
+    """Retire the unstemmed full-text indexes: the shared one, and each scope's own (built
+    again stemmed by `GraphMem.init` after the schema, as for any scope due one)."""
+    store.autocommit("migrations/012_unstemmed_words")
+    for row in store.write("migrations/012_scope_words"):
+        if OWN_TEXT_INDEX.fullmatch(row["index"]):
+            store.autocommit("admin/drop_index", index=row["index"])
+
+
 #: Every migration, in the order they run.
 MIGRATIONS = (
     Migration("001_ids_unique_per_scope", True, _query("001_ids_unique_per_scope")),
@@ -50,6 +64,7 @@ MIGRATIONS = (
     Migration("009_positions", False, _query("009_positions")),
     Migration("010_session_ends", False, _query("010_session_ends")),  # needs 009
     Migration("011_receipts_by_key", False, _query("011_receipts_by_key")),
+    Migration("012_stemmed_words", True, _stemmed_words),
 )
 
 

@@ -19,9 +19,10 @@ VECTOR_INDEX = "vector_index_Memory_embedding"
 VECTOR_FILTERS = ("scope", "lifecycle", "visibility", "kind", "created_at")
 #: How long `install` waits for a vector index it rebuilt over existing memories.
 REBUILD_SECONDS = 900.0
-#: Created by `cypher/admin/fulltext_index.cypher` over text, context and scope_key (the
-#: name is written there too: Cypher takes no parameter for an index name).
-FULLTEXT_INDEX = "memory_text_context_scope"
+#: Created by `cypher/admin/fulltext_index.cypher` over text, context and scope_key, its
+#: words stemmed (the name is written there too: Cypher takes no parameter for an index
+#: name). Migration 012 retires the unstemmed one it replaces.
+FULLTEXT_INDEX = "memory_words"
 
 
 class IndexInfo(BaseModel):

@@ -1,8 +1,10 @@
 """Move a scope's vectors to another embedding model (`graphmem reembed`, docs/decisions.md
 "A scope knows its model"): every memory that holds a vector is embedded again from its
-text, and the vectors and the scope's model are replaced in one transaction per scope,
-so a reader sees the old vectors or the new ones, never a mix, and a run stopped midway
-left its scope as it was. Running it again skips the scopes already moved."""
+text, and each turn's context from its context (graphmem/write/contexts.py), and the
+vectors and the scope's model are replaced in one transaction per scope, so a reader sees
+the old vectors or the new ones, never a mix, and a run stopped midway left its scope as
+it was. Running it again skips the scopes already moved; in a scope of the model already,
+it makes the context vectors its turns lack (written before contexts had them)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pydantic import BaseModel
 from graphmem.embedding.embedders import Embedder
 from graphmem.graph import scope_model
 from graphmem.graph.store import Store, Tx, run
+from graphmem.write.contexts import set_vectors as contexts_of
 
 #: Vectors written a statement.
 BATCH = 1_000
@@ -26,6 +29,7 @@ class Reembedded(BaseModel):
     was: str | None
     model: str
     memories: int
+    contexts: int = 0
     skipped: bool = False
 
 
@@ -45,27 +49,62 @@ def reembed(store: Store, embedder: Embedder, only: Sequence[str] | None = None,
     done = []
     for scope, was in scopes(store, only):
         if was == model or was is None:
+            filled = _contexts(store, embedder, scope) if was == model else 0
             done.append(Reembedded(scope=scope, was=was, model=model, memories=0,
-                                   skipped=True))
+                                   contexts=filled, skipped=not filled))
             continue
         rows = store.read("admin/embedded_texts", scope=scope)
         vectors = embedder.embed([r["text"] for r in rows], advance)
         made = {r["id"]: (r["text"], v) for r, v in zip(rows, vectors, strict=True)}
+        read = [r for r in rows if r["context"] is not None]
+        contexts = dict(zip([r["id"] for r in read], embedder.embed(
+            [r["context"] for r in read]), strict=True))
         with store.transactions() as holder:  # no time limit: a big scope takes minutes
             tx = holder.current()
             written = _write(tx, scope, made)  # its first statement takes the scope's lock
             # What was written or changed meanwhile (before the lock) is embedded now.
-            late = [r for r in run(tx, "admin/embedded_texts", scope=scope)
-                    if made.get(r["id"], ("",))[0] != r["text"]]
+            now = run(tx, "admin/embedded_texts", scope=scope)
+            late = [r for r in now if made.get(r["id"], ("",))[0] != r["text"]]
             if late:
                 again = embedder.embed([r["text"] for r in late])
                 written += _write(tx, scope, {r["id"]: (r["text"], v)
                                               for r, v in zip(late, again, strict=True)})
+            was_read = {r["id"]: r["context"] for r in read}
+            fresh = [r for r in now if r["context"] is not None
+                     and was_read.get(r["id"]) == r["context"]]
+            late_contexts = [r for r in now if r["context"] is not None
+                             and was_read.get(r["id"]) != r["context"]]
+            n = _set_contexts(tx, scope, {r["id"]: (r["context"], contexts[r["id"]])
+                                          for r in fresh})
+            n += contexts_of(tx, embedder, scope, late_contexts)
             run(tx, "admin/set_scope_model", scope=scope, model=model)
             holder.commit()
         store.kept.forget([scope])  # its model, its depths, its sessions' vectors
-        done.append(Reembedded(scope=scope, was=was, model=model, memories=written))
+        done.append(Reembedded(scope=scope, was=was, model=model, memories=written,
+                               contexts=n))
     return done
+
+
+def _contexts(store: Store, embedder: Embedder, scope: str) -> int:
+    """Make the context vectors a scope of this model lacks; how many were made."""
+    rows = store.read("admin/unembedded_contexts", scope=scope)
+    if not rows:
+        return 0
+    with store.transactions() as holder:
+        n = contexts_of(holder.current(), embedder, scope, rows)
+        holder.commit()
+    return n
+
+
+def _set_contexts(tx: Tx, scope: str, made: dict[str, tuple[str, np.ndarray]]) -> int:
+    """Store context vectors already made (id → (context, vector)); how many were."""
+    items = list(made.items())
+    n = 0
+    for start in range(0, len(items), BATCH):
+        part = [{"id": mid, "context": context, "embedding": vector.tolist()}
+                for mid, (context, vector) in items[start:start + BATCH]]
+        n += int(run(tx, "ingest/set_context_vectors", scope=scope, rows=part)[0]["n"])
+    return n
 
 
 def _write(tx: Tx, scope: str, made: dict[str, tuple[str, np.ndarray]]) -> int:

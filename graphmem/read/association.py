@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import Store
-from graphmem.read import rank
+from graphmem.read import fusion, rank
 from graphmem.read.plan import RecallPlan, vector_params
 from graphmem.read.rows import ExpandRow, PoolRow, placed
 from graphmem.write.extract import Extractor
@@ -34,7 +34,7 @@ class Associated:
     trips: int
 
 
-def associate(store: Store, plan: RecallPlan, pool: list[rank.Candidate],
+def associate(store: Store, plan: RecallPlan, pool: list[fusion.Candidate],
               vector: list[float] | None, entities: list[str]) -> Associated:
     """Association over the direct hits: the graph around the best of them (and what the
     query names), then around what that reached, in one `recall/expand` (two when the
@@ -71,7 +71,7 @@ def associate(store: Store, plan: RecallPlan, pool: list[rank.Candidate],
 
 
 def expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
-           vector: list[float] | None, entities: list[str], pool: list[rank.Candidate],
+           vector: list[float] | None, entities: list[str], pool: list[fusion.Candidate],
            second_within: int = 0) -> ExpandRow:
     """`recall/expand` from `sources`: one step, and the step after it in the same round
     trip when the first reaches at most `second_within` memories (`second`)."""
@@ -99,10 +99,10 @@ def _reached(found: ExpandRow) -> tuple[dict[rank.Key, dict[str, Any]],
     """The memories a `recall/expand` reached, with their facts, and their cosines with
     the query."""
     return ({rank.key(m["memory"]): placed(m)["memory"] for m in found["memories"]},
-            {rank.key(m["memory"]): rank.cosine(m["similarity"]) for m in found["memories"]})
+            {rank.key(m["memory"]): fusion.cosine(m["similarity"]) for m in found["memories"]})
 
 
-def _pooled(pool: list[rank.Candidate], rows: list[PoolRow]) -> list[rank.Candidate]:
+def _pooled(pool: list[fusion.Candidate], rows: list[PoolRow]) -> list[fusion.Candidate]:
     """The direct hits with what each is about, of what the query names, and its
     neighbours in its session (`recall/expand`'s pool) added to its facts."""
     found = {(r["scope"], r["id"]): r for r in rows}

@@ -11,7 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from graphmem.graph import scope_model
@@ -20,6 +20,7 @@ from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.graph.scope_indexes import SCAN_BELOW
 from graphmem.graph.store import Store
 from graphmem.read import keywords, rank
+from graphmem.read.fusion import Candidate
 from graphmem.read.plan import RecallPlan, vector_params
 from graphmem.read.rows import CandidateRow, RetrieveRow, TextListRow, placed
 
@@ -125,7 +126,7 @@ class Direct:
     each scope searched ({scope, model}: fragments/scope_models; none for exact recall,
     which compares no vectors)."""
 
-    pool: list[rank.Candidate]
+    pool: list[Candidate]
     trips: int
     models: list[dict[str, Any]] = field(default_factory=list)
 
@@ -162,10 +163,9 @@ def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
         exact = cast(list[CandidateRow], store.read(
             "recall/exact", text=plan.query, case_sensitive=opts.case_sensitive,
             **plan.finding(), k=plan.exact_k))
-        return Direct(rank.direct([rank.Candidate.of(placed(r)) for r in exact],
-                                  plan.scoring, mode="exact", alpha=None,
-                                  rrf_k=opts.fusion.rrf_k, context=False, fetch=plan.fetch,
-                                  k=max(plan.pool_k, plan.k)), 1)
+        return Direct(rank.direct([Candidate.of(placed(r)) for r in exact], plan.scoring,
+                                  replace(plan.fusing, mode="exact", context=False),
+                                  max(plan.pool_k, plan.k)), 1)
     use_vector = vector if opts.mode in ("vector", "hybrid") else None
     params = retrieve_params(plan, use_vector, lists)
     if use_vector is None:
@@ -178,10 +178,9 @@ def direct(store: Store, plan: RecallPlan, vector: list[float] | None,
     # Without a text list hybrid ranks by the vector alone; without a vector, by BM25.
     mode = ("keyword" if use_vector is None else "vector" if lists.text is None
             else opts.mode)
-    return Direct(rank.direct([rank.Candidate.of(placed(c)) for c in rows[0]["candidates"]],
-                              plan.scoring, mode=mode, alpha=opts.fusion.alpha,
-                              rrf_k=opts.fusion.rrf_k, context=lists.context is not None,
-                              fetch=plan.fetch, k=plan.pool_k), trips, rows[0]["models"])
+    fusing = replace(plan.fusing, mode=mode, context=lists.context is not None)
+    return Direct(rank.direct([Candidate.of(placed(c)) for c in rows[0]["candidates"]],
+                              plan.scoring, fusing, plan.pool_k), trips, rows[0]["models"])
 
 
 def retrieve_params(plan: RecallPlan, vector: list[float] | None,

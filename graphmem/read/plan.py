@@ -11,7 +11,7 @@ from typing import Any
 from graphmem.embedding.models import Model
 from graphmem.errors import InputError
 from graphmem.options import RecallOptions
-from graphmem.read import keywords, rank
+from graphmem.read import fusion, keywords, rank
 from graphmem.types import META_KEY
 from graphmem.vocabulary import KINDS
 from graphmem.write.gates import shown
@@ -57,6 +57,7 @@ class RecallPlan:
     #: The full-text fields searched: memory text, and a turn's context in hybrid.
     fields: tuple[str, ...]
     scoring: rank.Scoring
+    fusing: fusion.Fusing
     spreading: rank.Spreading
 
     @classmethod
@@ -84,8 +85,12 @@ class RecallPlan:
                        scope=scope, now=now, decay=opts.decay,
                        temporal=opts.fusion.temporal_weight,
                        layer_factor=opts.fusion.layer_factor,
-                       use_weight=opts.feedback.use_weight, floor=model.cosine_floor,
-                       dense=model.dense_weight),
+                       use_weight=opts.feedback.use_weight),
+                   fusing=fusion.Fusing(
+                       mode=opts.mode, alpha=opts.fusion.alpha, rrf=opts.fusion.rrf,
+                       rrf_k=opts.fusion.rrf_k, context="context" in fields,
+                       session_weight=opts.context.session_weight, fetch=fetch,
+                       floor=model.cosine_floor, dense=model.dense_weight),
                    spreading=rank.Spreading(
                        seeds=a.seeds, hops=opts.hops, width=a.width, beta=a.weight,
                        link_tau=a.link_tau_days, entity_weight=a.entity_weight,

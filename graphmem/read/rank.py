@@ -3,7 +3,8 @@
 order is a function here (docs/architecture.md, "The read path"; the reasons for each
 number are in docs/decisions.md).
 
-score = relevance x temporal factor x layer factor x usefulness, for a direct hit;
+score = relevance (the lists fused: `fusion`) x temporal factor x layer factor x
+usefulness, for a direct hit;
 association adds a bonus for what links to the best hits, what the query names lifts the
 memories about it, and conversation order (`turns.rerank`) lifts a turn by its
 neighbours.
@@ -12,12 +13,13 @@ neighbours.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from graphmem.lifecycle.decay import Curve, retention_after
+from graphmem.read.fusion import Candidate, Fusing, relevances, rescaled
 
 #: The exponent of retention in the temporal factor: decay reorders memories of
 #: comparable relevance and never buries a much better answer (docs/decisions.md,
@@ -25,8 +27,6 @@ from graphmem.lifecycle.decay import Curve, retention_after
 RETENTION_EXPONENT = 0.3
 #: Times travel as epoch milliseconds (fragments/rank_facts).
 DAY_MS = 86_400_000.0
-#: Keeps the context cosine's denominator above zero (a turn the same as the one before).
-EPSILON = 1e-9
 
 Key = tuple[str, str]  # (scope, id)
 
@@ -75,118 +75,6 @@ def usefulness(memory: dict[str, Any], weight: float) -> float:
     return 1 + weight * (used - unused) / (used + unused + 1.0)
 
 
-# Relevance: the lists fused
-
-
-def rrf(ranks: Iterable[int | None], k: int, weights: Iterable[float] | None = None) -> float:
-    """Reciprocal rank fusion, each list counting by its weight (1 each by default),
-    scaled so that first in every list scores 1."""
-    ranks = list(ranks)
-    w = list(weights) if weights is not None else [1.0] * len(ranks)
-    return sum(wi / (k + r) for r, wi in zip(ranks, w, strict=True) if r is not None) \
-        * (k + 1) / sum(w)
-
-
-def cosine(similarity: float | None) -> float | None:
-    """The cosine a vector similarity stands for: Neo4j's vector index and
-    `vector.similarity.cosine` report (1 + cos) / 2, which recall's queries return as is."""
-    return None if similarity is None else 2.0 * similarity - 1.0
-
-
-def rescaled(cosine: float | None, floor: float) -> float | None:
-    """A cosine where it enters a score, from the model's floor (graphmem.embedding.models) to 1 as
-    0 to 1: e5's sit near 0.7-1, where a factor or a square would swamp them."""
-    return None if cosine is None else (cosine - floor) / (1.0 - floor)
-
-
-def context_cosine(cosine: float | None, prev_cosine: float | None,
-                   prev_similarity: float | None) -> float | None:
-    """The cosine of the query with the mean of a turn's and its predecessor's vectors:
-    (c + c_prev) / sqrt(2 + 2 cos(turn, prev)); the turn's own without a predecessor."""
-    if cosine is None or prev_cosine is None or prev_similarity is None:
-        return cosine
-    return (cosine + prev_cosine) / math.sqrt(4 * prev_similarity + EPSILON)
-
-
-@dataclass
-class Candidate:
-    """One memory recall found: its facts and its places in the lists."""
-
-    memory: dict[str, Any]
-    cosine: float | None = None
-    bm25: float | None = None
-    context_bm25: float | None = None
-    vector_rank: int | None = None
-    text_rank: int | None = None
-    context_vector_rank: int | None = None
-    context_text_rank: int | None = None
-    has_context: bool = False
-    prev_cosine: float | None = None
-    prev_similarity: float | None = None
-    relevance: float | None = None
-    retention: float = 1.0
-    layer: float = 1.0
-    score: float = 0.0
-
-    @classmethod
-    def of(cls, row: dict[str, Any]) -> Candidate:
-        """A candidate from a `recall/retrieve` (or `recall/exact`) row."""
-        c = cls(memory=row["memory"], cosine=cosine(row.get("similarity")),
-                has_context=bool(row.get("has_context")),
-                prev_cosine=cosine(row.get("prev_query_similarity")),
-                prev_similarity=row.get("prev_similarity"))
-        for r in row.get("ranks", []):
-            if r["list"] == "vector":
-                c.vector_rank = r["rank"]
-            elif r["list"] == "text":
-                c.text_rank, c.bm25 = r["rank"], r["score"]
-            elif r["list"] == "context":
-                c.context_bm25 = r["score"]
-        return c
-
-
-def context_ranks(candidates: list[Candidate], fetch: int) -> None:
-    """Rank every candidate as it reads in its conversation, twice: by the context cosine
-    and by BM25 over its context (its own text's BM25 when it has none); the first `fetch`
-    of each get a rank, as a list of its own."""
-    cosines = {id(c): context_cosine(c.cosine, c.prev_cosine, c.prev_similarity)
-               for c in candidates}
-    bm25s = {id(c): c.bm25 if not c.has_context else c.context_bm25 for c in candidates}
-
-    def by(first: dict[int, float | None], then: dict[int, float | None]) -> Any:
-        # Lucene's BM25 ties often (it keeps lengths coarsely): a tie goes to the better
-        # of the other reading, then by id, so a store ranks the same way every time.
-        return lambda c: (-_or(first[id(c)], -2.0), -_or(then[id(c)], -2.0), key(c.memory))
-
-    for i, c in enumerate(sorted(candidates, key=by(cosines, bm25s))):
-        c.context_vector_rank = i + 1 if cosines[id(c)] is not None and i < fetch else None
-    for i, c in enumerate(sorted(candidates, key=by(bm25s, cosines))):
-        c.context_text_rank = i + 1 if bm25s[id(c)] is not None and i < fetch else None
-
-
-def relevance(c: Candidate, *, mode: str, alpha: float | None, rrf_k: int, context: bool,
-              best_bm25: float | None, floor: float = 0.0,
-              dense: float = 1.0) -> float | None:
-    """How well a candidate answers the query: its cosine (vector), its BM25 over the best
-    (keyword), reciprocal rank fusion of the lists (hybrid; with context, four lists), or
-    alpha * cosine + (1 - alpha) * BM25 / best (hybrid with an alpha); a cosine
-    `rescaled` from the model's `floor`, the cosine lists weighed `dense` against the
-    keyword lists in the fusion."""
-    if mode == "exact":
-        return 1.0
-    if mode == "vector":
-        return rescaled(c.cosine, floor)
-    if mode == "keyword":
-        return (c.bm25 or 0.0) / best_bm25 if best_bm25 else None
-    if alpha is None and context:
-        return rrf([c.vector_rank, c.text_rank, c.context_vector_rank, c.context_text_rank],
-                   rrf_k, (dense, 1.0, dense, 1.0))
-    if alpha is None:
-        return rrf([c.vector_rank, c.text_rank], rrf_k, (dense, 1.0))
-    share = c.bm25 / best_bm25 if c.bm25 is not None and best_bm25 else 0.0
-    return alpha * (rescaled(c.cosine, floor) or 0.0) + (1 - alpha) * share
-
-
 @dataclass(frozen=True)
 class Scoring:
     """What turns relevance into a score: the recall's scope, clock and weights."""
@@ -197,8 +85,6 @@ class Scoring:
     temporal: float
     layer_factor: float
     use_weight: float
-    floor: float = 0.0  # the embedding model's (`rescaled`)
-    dense: float = 1.0  # the embedding model's weight in rank fusion (`relevance`)
 
     def factors(self, memory: dict[str, Any]) -> tuple[float, float, float]:
         """A memory's retention, layer factor, and the product of its factors besides
@@ -209,22 +95,19 @@ class Scoring:
             memory, self.use_weight)
 
 
-def direct(candidates: list[Candidate], scoring: Scoring, *, mode: str, alpha: float | None,
-           rrf_k: int, context: bool, fetch: int, k: int) -> list[Candidate]:
-    """The candidates scored, best first (ties by id), at most `k`. A memory deleted while
-    recall read it (its facts come back empty) is left out."""
+def direct(candidates: list[Candidate], scoring: Scoring, fusing: Fusing,
+           k: int) -> list[Candidate]:
+    """The candidates scored (relevance by `fusion.relevances`), best first (ties by id),
+    at most `k`. A memory deleted while recall read it (its facts come back empty) is
+    left out."""
     candidates = [c for c in candidates if c.memory.get("id") is not None]
-    if context:
-        context_ranks(candidates, fetch)
-    bm25s = [c.bm25 for c in candidates if c.bm25 is not None]
-    best = max(bm25s) if bm25s else None
-    for c in candidates:
-        c.relevance = relevance(c, mode=mode, alpha=alpha, rrf_k=rrf_k, context=context,
-                                best_bm25=best, floor=scoring.floor, dense=scoring.dense)
+    for c, relevance in zip(candidates, relevances(candidates, fusing), strict=True):
+        c.relevance = relevance
         c.retention, c.layer, factor = scoring.factors(c.memory)
-        c.score = (c.relevance or 0.0) * factor
+        c.score = (relevance or 0.0) * factor
     # Exact matches are equally relevant: the newer first among equal scores.
-    newer = (lambda c: -c.memory["created"]) if mode == "exact" else (lambda c: 0.0)
+    newer = ((lambda c: -c.memory["created"]) if fusing.mode == "exact"
+             else (lambda c: 0.0))
     ranked = sorted(candidates, key=lambda c: (-c.score, newer(c), c.memory["id"]))
     return [c for c in ranked if c.relevance is not None][:k]
 
@@ -261,8 +144,7 @@ class Spreading:
     hop_decay: float
     mention_weight: float
     subject_weight: float
-    floor: float = 0.0  # the embedding model's (`rescaled`)
-    dense: float = 1.0  # the embedding model's weight in rank fusion (`relevance`)
+    floor: float = 0.0  # the embedding model's (`fusion.rescaled`)
 
 
 def hop(sources: dict[Key, float], edges: Sequence[Mapping[str, Any]], spreading: Spreading,

@@ -53,6 +53,7 @@ class CandidateRow(TypedDict, total=False):
     before: str | None
     after: str | None
     similarity: float | None
+    context_similarity: float | None
     prev_query_similarity: float | None
     prev_similarity: float | None
 

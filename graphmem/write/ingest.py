@@ -37,6 +37,7 @@ from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write import group, runs
+from graphmem.write.contexts import embed_contexts
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
 from graphmem.write.links import SessionVectors, arrivals, session_rows, synaptic_links
@@ -71,11 +72,13 @@ class Timing:
 
 
 def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
-                referrers: Sequence[Row] = (), *, chunk_of: runs.Run | None = None) -> None:
+                referrers: Sequence[Row] = (), *, embedder: Embeds,
+                chunk_of: runs.Run | None = None) -> None:
     """Decide, link and write one batch of embedded rows inside the input's transaction
     (of `store`); `referrers` are the rows whose supersedes and links are written with
-    this batch, and `chunk_of` the run this batch is part of (it then holds back rows
-    that touch memories stored before the run). Each row learns its status and the links
+    this batch, `embedder` makes the vectors of the contexts it sets (`contexts`), and
+    `chunk_of` is the run this batch is part of (it then holds back rows that touch
+    memories stored before the run). Each row learns its status and the links
     its write created (`Row.links`); a scope the batch makes due an index of its own is
     flagged (`scope_indexes.flagged`).
     """
@@ -98,13 +101,15 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     # then every other memory written into a session joins the end of its chain; after
     # the chain, a turn's context is the turn before it. An update of a turn's text (which
     # names no session) refreshes its context and the next turn's too.
+    placed = [r.id for r in written if r.session or r.status == "updated"]
     placing = {"sessions": session_rows(rows),
                "chains": sorted({r.session for r in written
                                  if r.session and r.turn is not None}),
                "arrivals": arrivals(written),
-               "placed": [r.id for r in written if r.session or r.status == "updated"]}
+               "placed": placed}
     if any(placing.values()):
         run(tx, "ingest/place", scope=opts.scope, lists=placing)
+        embed_contexts(tx, embedder, opts.scope, placed)
     if written:
         entities = {e["key"]: e for r in written for e in r.entities}
         about = {e["key"]: e for r in written for e in r.subjects}
@@ -250,7 +255,8 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
             tx = transactions.current()
             for b in range(first, last):
                 started = time.perf_counter()
-                write_batch(tx, store, batches[b], opts, referrers.get(b, []))
+                write_batch(tx, store, batches[b], opts, referrers.get(b, []),
+                            embedder=embedder)
                 timing.add("write", started)
                 advance(len(batches[b]))
 
@@ -294,7 +300,7 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
                 job.begin_chunk()
                 for batch in batches(chunk):
                     started = time.perf_counter()
-                    write_batch(tx, store, batch, opts, chunk_of=job)
+                    write_batch(tx, store, batch, opts, embedder=embedder, chunk_of=job)
                     timing.add("write", started)
                 # Last: renewing locks the run until this commits, and the heartbeat
                 # waits on that lock; taken first, a chunk that wrote for longer than
@@ -314,7 +320,7 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
             parts = batches(job.deferred) or [[]]
             for i, batch in enumerate(parts):
                 write_batch(tx, store, batch, opts,
-                            referrers if i == len(parts) - 1 else ())
+                            referrers if i == len(parts) - 1 else (), embedder=embedder)
             if not run(tx, "runs/done", run=job.id):
                 raise Neo4jBusy(f"run {job.id} was undone by another process while it was "
                                 "written", "run it again")

@@ -103,7 +103,7 @@ def test_association_through_a_shared_entity(mem: GraphMem) -> None:
 BRIDGE = [
     {"id": "biscuit", "text": "Biscuit is a beagle adopted from the Maple Shelter in 2021.",
      "metadata": {"title": "Biscuit"}},
-    {"id": "shelter", "text": "It is run by Dana Ortiz and takes in dogs from the county.",
+    {"id": "shelter", "text": "Dana Ortiz manages it and takes in dogs from the county.",
      "metadata": {"title": "Maple Shelter"}},
     {"id": "rex", "text": "Rex is a collie who came from a farm near the coast.",
      "metadata": {"title": "Rex"}},

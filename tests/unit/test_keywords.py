@@ -8,7 +8,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphmem.read.keywords import K1, B, bm25, query_terms, words
+from graphmem.read.keywords import K1, B, bm25, query_terms, stem, stems, words
 
 
 def _full_bm25(terms: list[str], texts: dict[str, str]) -> dict[str, float]:
@@ -77,6 +77,16 @@ def test_query_terms_drop_stop_words_operators_and_repeats() -> None:
     assert query_terms("__ ?? **") == []
 
 
+def test_a_word_matches_its_inflections_by_its_porter_stem() -> None:
+    # Lucene's english analyzer (PorterStemFilter) indexes these stems; the same here.
+    assert [stem(w) for w in ("adopted", "adoption", "adopting", "paintings", "ponies")] == [
+        "adopt", "adopt", "adopt", "paint", "poni"]
+    assert bm25(["adopted"], {"m": "The adoption went well", "n": "An adopter"},
+                docs=5, chars=50)["m"] > 0
+    # One query word for each stem: "paint" and "painting" would count one stem twice.
+    assert query_terms("painting paint paints pottery") == ["painting", "pottery"]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from(list("ab_1 .-'東京にカ\u00e9A")), max_size=40),
                 min_size=1, max_size=5),
@@ -88,6 +98,6 @@ def test_bm25_counts_whole_words_and_scores_alike_when_asked_again(
     first = bm25(terms, matches, docs=10, chars=200)
     # A match scores exactly when one of the terms is one of its words.
     assert {k for k, v in first.items() if v > 0} == {
-        k for k, t in matches.items() if set(words(t)) & set(terms)}
+        k for k, t in matches.items() if set(stems(t)) & {stem(x) for x in terms}}
     # The second time its word counts are the kept ones: the same scores.
     assert bm25(terms, matches, docs=10, chars=200) == first

@@ -1,6 +1,6 @@
 """Every rule of recall's ranking (graphmem/read/rank.py), without a server: the factors
-of a direct hit's score, fusion of the lists, the context readings, spreading activation
-and its bonus, the final order and the paths."""
+of a direct hit's score, spreading activation and its bonus, the final order and the
+paths (the fusion of the lists: test_fusion.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from graphmem.lifecycle.decay import DEFAULT_CURVES
 from graphmem.read import rank
 from graphmem.read.answer import path as answer_path
-from graphmem.read.rank import Candidate, Reached, Scoring, Spreading
+from graphmem.read.fusion import Candidate, Fusing
+from graphmem.read.rank import Reached, Scoring, Spreading
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 SPREAD = Spreading(seeds=2, hops=2, width=3, beta=0.6, link_tau=30.0, entity_weight=1.0,
@@ -64,70 +65,11 @@ def test_layer_factor_is_for_other_scopes() -> None:
     assert rank.layer_factor(memory("a", scope="team"), "s", 0.8) == 0.8
 
 
-def test_reciprocal_rank_fusion_scores_first_everywhere_as_one() -> None:
-    assert rank.rrf([1, 1], 5) == pytest.approx(1.0)
-    assert rank.rrf([1, None], 5) == pytest.approx(0.5)
-    assert rank.rrf([2, 3, None, None], 5) == pytest.approx((1 / 7 + 1 / 8) * 6 / 4)
-
-
-def test_fusion_weighs_the_models_lists_by_its_weight() -> None:
-    # e5's cosine ranks better than BM25: its lists count twice (first everywhere stays 1).
-    assert rank.rrf([1, 1, 1, 1], 5, (2, 1, 2, 1)) == pytest.approx(1.0)
-    assert rank.rrf([1, None], 5, (2, 1)) == pytest.approx(2 / 3)
-    assert rank.rrf([None, 1], 5, (2, 1)) == pytest.approx(1 / 3)
-    first_by_cosine = rank.Candidate(memory=memory("a"), vector_rank=1, text_rank=9)
-    first_by_words = rank.Candidate(memory=memory("b"), vector_rank=9, text_rank=1)
-    for dense, ahead in ((1.0, None), (2.0, "a")):
-        scores = {c.memory["id"]: rank.relevance(c, mode="hybrid", alpha=None, rrf_k=60,
-                                                 context=False, best_bm25=1.0, dense=dense)
-                  for c in (first_by_cosine, first_by_words)}
-        assert (scores["a"] == pytest.approx(scores["b"])) if ahead is None \
-            else scores["a"] > scores["b"]
-
-
-def test_the_context_cosine_is_the_cosine_with_the_two_turns_mean() -> None:
-    assert rank.context_cosine(0.5, None, None) == 0.5
-    assert rank.context_cosine(None, 0.9, 0.9) is None
-    # Two orthogonal unit vectors a, b and the query q = a: cos(q, (a + b)/|a + b|).
-    assert rank.context_cosine(1.0, 0.0, 0.5) == pytest.approx(1 / math.sqrt(2))
-    # A turn identical to its predecessor reads as itself.
-    assert rank.context_cosine(0.7, 0.7, 1.0) == pytest.approx(0.7)
-
-
-def test_relevance_per_mode() -> None:
-    c = Candidate(memory=memory("a"), cosine=0.4, bm25=2.0, vector_rank=1, text_rank=3,
-                  context_vector_rank=2, context_text_rank=None)
-    args = {"rrf_k": 5, "best_bm25": 4.0}
-    assert rank.relevance(c, mode="vector", alpha=None, context=False, **args) == 0.4
-    assert rank.relevance(c, mode="keyword", alpha=None, context=False, **args) == 0.5
-    assert rank.relevance(c, mode="exact", alpha=None, context=False, **args) == 1.0
-    assert rank.relevance(c, mode="hybrid", alpha=None, context=False, **args) == \
-        pytest.approx((1 / 6 + 1 / 8) * 3)
-    assert rank.relevance(c, mode="hybrid", alpha=None, context=True, **args) == \
-        pytest.approx((1 / 6 + 1 / 8 + 1 / 7) * 6 / 4)
-    assert rank.relevance(c, mode="hybrid", alpha=0.25, context=False, **args) == \
-        pytest.approx(0.25 * 0.4 + 0.75 * 0.5)
-
-
-def test_context_ranks_cut_at_fetch_and_break_ties_by_the_other_reading() -> None:
-    a = Candidate(memory=memory("a"), cosine=0.5, bm25=3.0)
-    b = Candidate(memory=memory("b"), cosine=0.9, bm25=3.0)  # BM25 tie: the closer first
-    c = Candidate(memory=memory("c"), cosine=0.1, bm25=1.0, has_context=True,
-                  context_bm25=5.0)  # a turn reads by its context's BM25
-    d = Candidate(memory=memory("d"), cosine=None)
-    rank.context_ranks([a, b, c, d], fetch=3)
-    assert [x.context_text_rank for x in (c, b, a, d)] == [1, 2, 3, None]
-    assert [x.context_vector_rank for x in (b, a, c, d)] == [1, 2, 3, None]
-    rank.context_ranks([a, b, c, d], fetch=1)
-    assert (b.context_vector_rank, a.context_vector_rank) == (1, None)
-
-
 def test_direct_hits_rank_by_score_then_id() -> None:
-    old = Candidate(memory=memory("old", days=400), vector_rank=1, text_rank=1)
-    new = Candidate(memory=memory("new"), vector_rank=1, text_rank=1)
-    twin = Candidate(memory=memory("a-twin"), vector_rank=1, text_rank=1)
-    ranked = rank.direct([old, new, twin], SCORING, mode="hybrid", alpha=None, rrf_k=5,
-                         context=False, fetch=50, k=2)
+    old = Candidate(memory=memory("old", days=400), cosine=0.9, bm25=2.0)
+    new = Candidate(memory=memory("new"), cosine=0.9, bm25=2.0)
+    twin = Candidate(memory=memory("a-twin"), cosine=0.9, bm25=2.0)
+    ranked = rank.direct([old, new, twin], SCORING, Fusing(mode="hybrid"), k=2)
     assert [c.memory["id"] for c in ranked] == ["a-twin", "new"]
     assert ranked[0].relevance == pytest.approx(1.0) and ranked[0].score == pytest.approx(1.0)
     assert old.score < new.score and old.retention < 1.0
@@ -136,8 +78,7 @@ def test_direct_hits_rank_by_score_then_id() -> None:
 def test_exact_matches_rank_newer_first_among_equals() -> None:
     a = Candidate(memory=memory("a", kind="procedural", days=5))
     b = Candidate(memory=memory("b", kind="procedural", days=1))
-    ranked = rank.direct([a, b], SCORING, mode="exact", alpha=None, rrf_k=5, context=False,
-                         fetch=50, k=10)
+    ranked = rank.direct([a, b], SCORING, Fusing(mode="exact"), k=10)
     assert [c.memory["id"] for c in ranked] == ["b", "a"]
 
 
@@ -145,11 +86,10 @@ def test_exact_matches_rank_newer_first_among_equals() -> None:
 def test_a_memory_deleted_while_recall_read_it_is_left_out(mode: str) -> None:
     # Its facts come back empty; ranking compared its None id with a live one's and the
     # service answered 500 under load.
-    gone = Candidate(memory={k: None for k in memory("x")}, vector_rank=1, text_rank=1)
-    live = Candidate(memory=memory("live"), vector_rank=1, text_rank=1)
-    twin = Candidate(memory=memory("twin"), vector_rank=1, text_rank=1)
-    ranked = rank.direct([gone, live, twin], SCORING, mode=mode, alpha=None, rrf_k=5,
-                         context=False, fetch=50, k=10)
+    gone = Candidate(memory={k: None for k in memory("x")}, cosine=0.9, bm25=2.0)
+    live = Candidate(memory=memory("live"), cosine=0.9, bm25=2.0)
+    twin = Candidate(memory=memory("twin"), cosine=0.9, bm25=2.0)
+    ranked = rank.direct([gone, live, twin], SCORING, Fusing(mode=mode), k=10)
     assert [c.memory["id"] for c in ranked] == ["live", "twin"]
 
 

@@ -122,4 +122,4 @@ def test_the_query_is_tokenised_once_and_every_stage_reads_the_same_flags() -> N
     assert plan.common()["turns"] and plan.finding()["turns"]
     assert not _plan(RecallOptions(hops=1, turn_weight=0.3)).finding()["turns"]
     assert not _plan(RecallOptions(turn_weight=0.0)).common()["turns"]
-    assert plan.scoring.floor == plan.spreading.floor == MINILM.cosine_floor
+    assert plan.fusing.floor == plan.spreading.floor == MINILM.cosine_floor
