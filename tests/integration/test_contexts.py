@@ -97,7 +97,9 @@ def test_a_big_scope_finds_inflections_in_its_own_stemmed_index(
             for i in range(scope_indexes.OWN_INDEX_AT)]
     mem.remember([*many, {"id": "needle", "text": "The adoption papers were signed."}],
                  signal_gate=False)
-    assert mem.ops.tune_indexes([scope]) == [scope]
+    own = store.driver.execute_query("MATCH (s:Scope {name: $scope}) RETURN s.text_index AS i",
+                                     scope=scope, database_=store.database).records
+    assert own[0]["i"] == scope_indexes.text_index_name(scope)  # the write made it
     assert [h.id for h in mem.recall("adopted", mode="keyword").hits] == ["needle"]
 
 
