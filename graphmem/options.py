@@ -106,7 +106,7 @@ class Context(BaseModel):
     #: The weight of the session list (a turn's session's best BM25) in fusion; 0 off.
     session_weight: float = Field(1.0, ge=0.0, le=10.0)
     #: A memory gains this share of its better neighbour's score in its session; 0 off.
-    turn_weight: float = Field(0.3, ge=0.0, le=1.0)
+    turn_weight: float = Field(0.1, ge=0.0, le=1.0)
 
 
 class Feedback(BaseModel):

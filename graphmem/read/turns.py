@@ -5,7 +5,8 @@ session (the NEXT edges `ingest` writes).
 Each memory x of the ranking scores s(x) + w · max(s(prev x), s(next x)), s being the
 scores before this step (0 for a memory outside the ranking); a neighbour outside the
 ranking comes in with that lift alone, its path saying which turn brought it. Measured
-on LoCoMo (README, "Recall, measured"): with context in the candidates, w = 0.3.
+on LoCoMo (docs/decisions.md, "Conversation order lifts by 0.1"): once contexts are
+embedded and a turn's session scores with it, w = 0.1.
 
 The ranking's neighbours come with its facts (`fragments/neighbours`), so this step
 needs no round trip; what the answer shows is read after it, for the answer alone.

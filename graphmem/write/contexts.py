@@ -1,9 +1,9 @@
 """A turn's context vector: the embedding of the turn before it and itself, read together
-("passage: " + the turn before + a newline + the turn, the text `fragments/turn_context`
-stores as `context`), which recall's context list compares with the query (docs/decisions.md,
-"A context is embedded as words"). With e5 it finds more than the mean of the two turns'
-vectors, which a turn written before it had keeps (graphmem/read/fusion.py, `mean_cosine`)
-until `graphmem reembed` makes its own.
+(the text `fragments/turn_context` stores as `context`: the turn before, a newline, the
+turn; embedded as any passage), which recall's context list compares with the query
+(docs/decisions.md, "A turn is matched with the turn before it"). With e5 it finds more
+than the mean of the two turns' vectors, which a turn written before keeps
+(graphmem/read/fusion.py, `mean_cosine`) until `graphmem reembed` makes its own.
 
 A write makes the vectors of the contexts it set or changed (its turns', and the next
 turns') in its own transaction, after it placed them, so a context and its vector always

@@ -109,3 +109,12 @@ def test_relevance_per_mode() -> None:
     assert one(mode="hybrid", rrf=True) == pytest.approx((1 / 6 + 1 / 8) * 3)
     assert one(mode="hybrid", alpha=0.25) == pytest.approx(0.25 * 0.4 + 0.75 * 0.5)
     assert one(mode="hybrid", rrf=True, dense=2.0) > one(mode="hybrid", rrf=True)
+
+
+def test_a_list_that_found_nothing_weighs_nothing() -> None:
+    # No candidate in a session: the session list must not shrink every relevance.
+    a = Candidate(memory=memory("a"), cosine=0.9, bm25=2.0)
+    b = Candidate(memory=memory("b"), cosine=0.5, bm25=1.0)
+    on = fusion.relevances([a, b], Fusing(mode="hybrid", context=True, session_weight=1.0))
+    off = fusion.relevances([a, b], Fusing(mode="hybrid", context=True, session_weight=0.0))
+    assert on == off and on[0] == pytest.approx(1.0)
