@@ -10,7 +10,7 @@
 //          supersedes (ids), links (list of {id, weight}).
 MATCH (m:Memory)
 WHERE m.scope = $scope AND m.lifecycle IN $lifecycles AND ($versions OR m.version_of IS NULL)
-RETURN m {.*, embedding: null} AS memory,
+RETURN m {.*, embedding: null, context_embedding: null} AS memory,
        [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
        [] AS entities,
        [(m)-[:SUPERSEDES]->(old)

@@ -8,7 +8,7 @@ MATCH (m:Memory)
 WHERE m.scope = $scope
   AND ($ids IS NULL OR m.id IN $ids)
   AND ($key IS NULL OR m[$key] IN $values)
-RETURN m {.*, embedding: null} AS memory,
+RETURN m {.*, embedding: null, context_embedding: null} AS memory,
        [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
        [(m)-[:MENTIONS]->(e:Entity) | coalesce(e.ref, e.key)] AS entities,
        [(m)-[:SUPERSEDES]->(old:Memory) | old.id] AS supersedes

@@ -3,4 +3,4 @@
 // Returns: memory (all properties but the embedding, plus embedding_size), or no row.
 MATCH (m:Memory {id: $id})
 WHERE $scope IS NULL OR m.scope = $scope
-RETURN m {.*, embedding: null, embedding_size: size(m.embedding)} AS memory
+RETURN m {.*, embedding: null, context_embedding: null, embedding_size: size(m.embedding)} AS memory

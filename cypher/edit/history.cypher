@@ -14,5 +14,5 @@ CALL (m) {
   MATCH p = (m)-[:SUPERSEDES*1..50]->(o:Memory)
   RETURN o AS x, 'older' AS relation, length(p) AS depth
 }
-RETURN x {.*, embedding: null} AS memory, relation, depth
+RETURN x {.*, embedding: null, context_embedding: null} AS memory, relation, depth
 ORDER BY depth

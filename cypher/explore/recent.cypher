@@ -14,7 +14,7 @@ ORDER BY CASE WHEN $order IS NULL THEN toString(m.created_at)
               ELSE coalesce(m[$order], toString(m.created_at)) END DESC, m.scope, m.id
 SKIP $offset
 LIMIT $limit
-RETURN m {.*, embedding: null} AS memory,
+RETURN m {.*, embedding: null, context_embedding: null} AS memory,
        [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
        [(m)-[:MENTIONS]->(e:Entity) | coalesce(e.ref, e.key)] AS entities,
        [(m)-[:SUPERSEDES]->(old:Memory) | old.id] AS supersedes

@@ -12,7 +12,7 @@ ORDER BY m.position DESC
 LIMIT $last
 WITH m
 ORDER BY m.position
-RETURN m {.*, embedding: null} AS memory,
+RETURN m {.*, embedding: null, context_embedding: null} AS memory,
        [(m)-[:IN_SESSION]->(s:Session) | s.name] AS sessions,
        [(m)-[:MENTIONS]->(e:Entity) | coalesce(e.ref, e.key)] AS entities,
        [(m)-[:SUPERSEDES]->(old:Memory) | old.id] AS supersedes

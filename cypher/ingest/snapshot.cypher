@@ -14,8 +14,8 @@ WITH m, coalesce(m.version, 1) AS n
 CREATE (v:Memory)
 // A version keeps the text as it was, not the turn's place or context: those are the
 // memory's, and the context quotes another turn (a forget of that turn must reach it).
-SET v = m {.*, id: m.id + '@v' + toString(n), embedding: null, version_of: m.id,
-           version: n, lifecycle: 'shadowed', tier: 'cold', shadowed_at: $now,
+SET v = m {.*, id: m.id + '@v' + toString(n), embedding: null, context_embedding: null,
+           version_of: m.id, version: n, lifecycle: 'shadowed', tier: 'cold', shadowed_at: $now,
            valid_until: $now, context: null, position: null, session: null}
 SET v:$(toUpper(left(m.kind, 1)) + substring(m.kind, 1)), v:Cold
 SET m.version = n + 1

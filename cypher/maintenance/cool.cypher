@@ -1,8 +1,9 @@
 // maintenance/cool — hot -> cold: a memory whose retention fell below $cold_below, or
 // that left the active lifecycle, drops its embedding (and its context's), so the vector
-// index no longer holds it; keyword, exact text and the graph still find it, and a recall that returns
-// it re-embeds it (hot again). Floors keep core (0.6) and procedural (1.0) hot at the
-// default threshold; metadata.protected exempts.
+// index no longer holds it; keyword, exact text and the graph still find it, and a
+// recall that returns it re-embeds it (hot again; its context then reads as the two
+// turns' mean). Floors keep core (0.6) and procedural (1.0) hot at the default
+// threshold; metadata.protected exempts.
 // Params: $scope, $now, $decay, $cold_below, $dry_run, $batch, $leaving (ids a dry run
 //         found leaving the active lifecycle in this sweep; [] otherwise).
 // Returns: n, ids (dry run only).

@@ -218,11 +218,12 @@ def reembed(
     scope: ScopeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Embed a scope's memories again with this process's model (GRAPHMEM_EMBEDDING_MODEL),
-    one transaction a scope: readers see the old vectors or the new, never a mix. The
-    configured scope, or `--scope`; every scope of another model only with `--all-scopes`
-    (each tenant's, on a shared server). Run it again after an interruption: the scopes
-    moved already are skipped."""
+    """Embed a scope's memories (and its turns' contexts) again with this process's model
+    (GRAPHMEM_EMBEDDING_MODEL), one transaction a scope: readers see the old vectors or
+    the new, never a mix. The configured scope, or `--scope`; every scope only with
+    `--all-scopes` (each tenant's, on a shared server). Run it again after an
+    interruption: the scopes moved already are skipped. A scope of this model already
+    gets the context vectors its turns lack (written by an earlier version)."""
     _one_target(scope, all_scopes)
     with open_memory(scope, embeds=True) as mem:
         done = mem.ops.reembed(None if all_scopes else mem.settings.scope)
@@ -231,7 +232,8 @@ def reembed(
         for r in done:
             c.print(f"{r.scope}: " + (f"already {r.model}" if r.skipped and r.was else
                                       "nothing written yet" if r.skipped else
-                                      f"{r.memories} memories {r.was} -> {r.model}"),
+                                      f"{r.contexts} contexts embedded" if not r.memories
+                                      else f"{r.memories} memories {r.was} -> {r.model}"),
                     markup=False)
 
     emit([r.model_dump() for r in done], as_json, render)
