@@ -7,8 +7,8 @@ context; and its session's best BM25 (the session a question's words point to ho
 answer's other turns). Hybrid recall fuses them by score: each list min-max normalised
 over the query's candidates, weighed (the model's `dense_weight` for the two cosines, 1
 for each keyword list, `session_weight` for the session's), added, and divided by the
-weights' sum of the lists that found something, so that the best in every list scores 1. Reciprocal rank fusion (`rrf`) of
-the same lists stays a choice (`Fusion.rrf`).
+weights' sum of the lists that found something, so that the best in every list scores
+1. Reciprocal rank fusion (`rrf`) of the same lists stays a choice (`Fusion.rrf`).
 """
 
 from __future__ import annotations
