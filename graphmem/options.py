@@ -82,14 +82,15 @@ class Association(BaseModel):
     width: int = Field(30, ge=1, le=1_000)
     #: Direct candidates that association may reorder: top_k x this.
     pool_factor: int = Field(3, ge=1, le=100)
-    #: The bonus weight of what association reached.
-    weight: float = Field(0.6, ge=0.0, le=10.0)
+    #: The bonus weight of what association reached (docs/decisions.md, "Association is
+    #: weighted by the memory's own relevance": 1.65 x the 0.6 of rank fusion's days).
+    weight: float = Field(1.0, ge=0.0, le=10.0)
     hop_decay: float = Field(0.5, ge=0.0, le=1.0)
     entity_weight: float = Field(1.0, ge=0.0, le=10.0)
     #: What the query names: a memory mentioning an entity of the query gains this x the
     #: entity's share / its degree; a memory about one (its title, a turn's speaker)
     #: scores x (1 + subject_weight).
-    mention_weight: float = Field(1.0, ge=0.0, le=10.0)
+    mention_weight: float = Field(1.65, ge=0.0, le=10.0)
     subject_weight: float = Field(0.3, ge=0.0, le=1.0)
     hub_limit: int = Field(HUB_LIMIT, ge=1, le=1_000_000)
     link_tau_days: float = Field(LINK_TAU_DAYS, gt=0.0, le=36_500.0)
