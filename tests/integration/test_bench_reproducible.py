@@ -128,4 +128,7 @@ def test_a_benchmark_embeds_each_text_it_stores_once(
     (tmp_path / "mq_corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
     assert multihop(mem, tmp_path / "mq.json").modes["plain reference"]["@5"] == 100.0
     turns = len(json.loads(path.read_text(encoding="utf-8"))["session_1"])
-    assert len(embedded) == turns + len(corpus) and set(embedded.values()) == {1}
+    # Each turn, and each turn's context (the turn before and it: one session, so every
+    # turn but the first), once; the corpus' passages once.
+    assert len(embedded) == turns + (turns - 1) + len(corpus)
+    assert set(embedded.values()) == {1}
