@@ -306,9 +306,10 @@ def budget(n: int) -> settings:
 def test_generated_runs_land_whole_or_leave_nothing(mem: GraphMem, store: Store, embedder,
                                                     hardening, size, chunk, fail_at,
                                                     touches) -> None:
-    scope = f"run:{uuid.uuid4().hex[:10]}"
+    scope, twin = f"run:{uuid.uuid4().hex[:10]}", f"run:{uuid.uuid4().hex[:10]}"
     try:
         stored_input(mem, scope)
+        stored_input(mem, twin)
         recs = records(size, start=100, session="new" if "stored session" not in touches
                        else "s")
         extra: list[dict] = []
@@ -324,7 +325,13 @@ def test_generated_runs_land_whole_or_leave_nothing(mem: GraphMem, store: Store,
             extra.append({"text": recs[0]["text"]})
         recs += extra
         before = state(store, scope)
-        chunks = -(-len(recs) // chunk)
+        # How many embedding calls the whole run makes (a chunk's records, and the contexts
+        # it set): the same run on a twin scope, counted by an embedder that never fails.
+        counting = Failing(embedder, after=10**9)
+        write(GraphMem(mem.settings, embedder=counting, store=store), recs, twin,
+              chunk_rows=chunk)
+        calls = counting.calls
+        assert calls >= -(-len(recs) // chunk)
         failing = GraphMem(mem.settings, embedder=Failing(embedder, fail_at), store=store)
         hardening.inputs += 1
         try:
@@ -332,7 +339,7 @@ def test_generated_runs_land_whole_or_leave_nothing(mem: GraphMem, store: Store,
             landed = True
         except (RuntimeError, GraphmemError):
             landed = False
-        assert landed == (fail_at >= chunks)
+        assert landed == (fail_at >= calls)
         if not landed:
             hardening.found["partial runs"] += int(state(store, scope) != before)
             assert state(store, scope) == before
@@ -340,3 +347,4 @@ def test_generated_runs_land_whole_or_leave_nothing(mem: GraphMem, store: Store,
             assert mem.count(scope=scope) >= len(before["memories"]) + size
     finally:
         mem.drop_scope(scope)
+        mem.drop_scope(twin)
