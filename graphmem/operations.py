@@ -63,12 +63,16 @@ class Operations:
     def write(self, records: Sequence[Numbered], opts: WriteOptions, *,
               skipped: Sequence[InputError] = (), progress: bool = False,
               timing: Timing | None = None,
-              vectors: Mapping[str, np.ndarray] | None = None) -> WriteReport:
+              vectors: Mapping[str, np.ndarray] | None = None,
+              contexts: bool = True) -> WriteReport:
         """Store records already parsed and validated (keeps their sources and lines).
-        `vectors` gives each text's embedding instead of the model (bulk loads)."""
+        `vectors` gives each text's embedding instead of the model (bulk loads); the
+        model still embeds the turns' contexts unless `contexts` is False (vectors that
+        are not the model's: they then read as their two turns' vectors until
+        `graphmem reembed` makes them)."""
         embedder = (self.core.embedder if vectors is None
                     else embedders.Given(vectors, self.core.embedder.dimensions,
-                                         contexts=self.core.embedder))
+                                         contexts=self.core.embedder if contexts else None))
         report = ingest.write(self.core.store, embedder, self.core.extractor, records, opts,
                               skipped=skipped, progress=progress, timing=timing)
         self.tune_indexes([opts.scope])

@@ -58,7 +58,8 @@ def batch(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int],
         started = time.perf_counter()
         error = None
         try:
-            mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=memo)
+            mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=memo,
+                          contexts=False)  # noisy vectors: no model made them
         except GraphmemError as e:
             error = e.one_line()
         took = time.perf_counter() - started

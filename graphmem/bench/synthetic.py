@@ -150,7 +150,8 @@ def _grow(mem: GraphMem, scope: str, samples: list[str], vectors: dict[str, np.n
         vecs = noisy_vectors(samples, vectors, start + first, len(chunk), rng, sigma)
         memo = dict(zip((r.record.text for r in chunk), vecs, strict=True))
         out.append(vecs)
-        mem.ops.write(chunk, mem.ops.write_options(scope=scope), timing=timing, vectors=memo)
+        mem.ops.write(chunk, mem.ops.write_options(scope=scope), timing=timing, vectors=memo,
+                      contexts=False)  # noisy vectors: no model made them
     return out
 
 

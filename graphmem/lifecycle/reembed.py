@@ -69,14 +69,10 @@ def reembed(store: Store, embedder: Embedder, only: Sequence[str] | None = None,
                 again = embedder.embed([r["text"] for r in late])
                 written += _write(tx, scope, {r["id"]: (r["text"], v)
                                               for r, v in zip(late, again, strict=True)})
-            was_read = {r["id"]: r["context"] for r in read}
-            fresh = [r for r in now if r["context"] is not None
-                     and was_read.get(r["id"]) == r["context"]]
-            late_contexts = [r for r in now if r["context"] is not None
-                             and was_read.get(r["id"]) != r["context"]]
-            n = _set_contexts(tx, scope, {r["id"]: (r["context"], contexts[r["id"]])
-                                          for r in fresh})
-            n += contexts_of(tx, embedder, scope, late_contexts)
+            # The contexts read before the lock keep their vectors; what changed is
+            # embedded now.
+            n = contexts_of(tx, embedder, scope, [r for r in now if r["context"] is not None],
+                            {r["id"]: (r["context"], contexts[r["id"]]) for r in read})
             run(tx, "admin/set_scope_model", scope=scope, model=model)
             holder.commit()
         store.kept.forget([scope])  # its model, its depths, its sessions' vectors
@@ -93,17 +89,6 @@ def _contexts(store: Store, embedder: Embedder, scope: str) -> int:
     with store.transactions() as holder:
         n = contexts_of(holder.current(), embedder, scope, rows)
         holder.commit()
-    return n
-
-
-def _set_contexts(tx: Tx, scope: str, made: dict[str, tuple[str, np.ndarray]]) -> int:
-    """Store context vectors already made (id → (context, vector)); how many were."""
-    items = list(made.items())
-    n = 0
-    for start in range(0, len(items), BATCH):
-        part = [{"id": mid, "context": context, "embedding": vector.tolist()}
-                for mid, (context, vector) in items[start:start + BATCH]]
-        n += int(run(tx, "ingest/set_context_vectors", scope=scope, rows=part)[0]["n"])
     return n
 
 

@@ -37,7 +37,7 @@ from graphmem.graph.store import InputTransaction, Store, Tx, run
 from graphmem.progress import bar
 from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write import group, runs
-from graphmem.write.contexts import embed_contexts
+from graphmem.write.contexts import embed_contexts, embed_rows, foresee
 from graphmem.write.dedup import Confirmations, decide
 from graphmem.write.extract import Extractor, subject
 from graphmem.write.links import SessionVectors, arrivals, session_rows, synaptic_links
@@ -101,12 +101,12 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     # then every other memory written into a session joins the end of its chain; after
     # the chain, a turn's context is the turn before it. An update of a turn's text (which
     # names no session) refreshes its context and the next turn's too.
-    placed = [r.id for r in written if r.session or r.status == "updated"]
+    placed = [r for r in written if r.session or r.status == "updated"]
     placing = {"sessions": session_rows(rows),
                "chains": sorted({r.session for r in written
                                  if r.session and r.turn is not None}),
                "arrivals": arrivals(written),
-               "placed": placed}
+               "placed": [r.id for r in placed]}
     if any(placing.values()):
         run(tx, "ingest/place", scope=opts.scope, lists=placing)
         embed_contexts(tx, embedder, opts.scope, placed)
@@ -144,13 +144,12 @@ def _embed_and_extract(embedder: Embeds, extractor: Extractor, rows: list[Row],
     if not rows:  # nothing to ask the model (a remote one may charge a call)
         return
     started = time.perf_counter()
-    vectors = embedder.embed([r.props["text"] for r in rows])
+    embed_rows(embedder, rows)
     timing.add("embed", started)
     started = time.perf_counter()
     found = extractor.extract_many([r.props["text"] for r in rows],
                                    [r.props["created_at"] for r in rows])
-    for row, vector, refs in zip(rows, vectors, found, strict=True):
-        row.vector = vector
+    for row, refs in zip(rows, found, strict=True):
         row.entities = [{"key": e.key, "name": e.name, "type": e.type} for e in refs]
         about = subject(row.item.record.metadata)
         row.subjects = [{"key": about.key, "name": about.name, "type": about.type}
@@ -358,6 +357,7 @@ def write(
     rows, decided = plan(records, opts)
     timing.add("gates", started)
     rows = refuse_forgotten(store, rows, decided, opts)
+    foresee(rows)
     if rows:
         check_references(store, rows, opts.scope)
     if len(rows) > opts.chunk_rows:

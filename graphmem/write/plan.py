@@ -35,6 +35,10 @@ class Row:
     session_name: str | None
     turn: int | None = None  # an explicit position in its session (`metadata.turn`)
     vector: np.ndarray | None = None
+    #: The context its turn before in the same input makes, and its vector, made with
+    #: the row's own (graphmem/write/contexts.py, `foresee`).
+    context: str | None = None
+    context_vector: np.ndarray | None = None
     status: str = "created"
     target: str | None = None  # for a confirmation: the memory confirmed
     entities: list[dict[str, str]] = field(default_factory=list)

@@ -122,3 +122,44 @@ def test_migration_012_moves_an_unstemmed_store(mem: GraphMem, store: Store,
     next(m for m in migrations.MIGRATIONS if m.id == "012_stemmed_words").run(store)
     assert all(i.name != name for i in indexes(store))
     assert [h.id for h in mem.recall("adopted", mode="keyword").hits] == ["a"]
+
+
+class Counting:
+    """The real embedder, counting its calls and the texts each was asked."""
+
+    def __init__(self, real: Embedder) -> None:
+        self.real, self.calls = real, []  # type: list[list[str]]
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+    def embed(self, texts, advance=None):
+        self.calls.append(list(texts))
+        return self.real.embed(texts, advance)
+
+
+def test_an_import_embeds_its_contexts_with_its_texts(mem: GraphMem, store: Store,
+                                                      embedder: Embedder, scope: str) -> None:
+    # Turn 1 is stored first; the import brings 0, 2 and 3: the context it foresees for
+    # turn 2 (after 0) is not the one the chain makes (after 1), which is embedded then.
+    mem.remember({"id": "t1", "text": TURNS[1], "metadata": {"turn": 1}}, session="chat")
+    counting = Counting(embedder)
+    importer = GraphMem(mem.settings, embedder=counting, store=store)
+    fourth = "Biscuit loves the beach."
+    importer.remember([{"id": "t0", "text": TURNS[0], "metadata": {"turn": 0}},
+                       {"id": "t2", "text": TURNS[2], "metadata": {"turn": 2}},
+                       {"id": "t3", "text": fourth, "metadata": {"turn": 3}}], session="chat")
+    texts = [TURNS[0], TURNS[2], fourth]
+    # One run of the model: the texts, and the contexts the input foresaw (2 after 0,
+    # 3 after 2); then the ones that came out otherwise (1 after 0, 2 after 1).
+    assert counting.calls[0] == [*texts, TURNS[0] + "\n" + TURNS[2], TURNS[2] + "\n" + fourth]
+    assert sorted(counting.calls[1]) == sorted([TURNS[0] + "\n" + TURNS[1],
+                                                TURNS[1] + "\n" + TURNS[2]])
+    assert len(counting.calls) == 2
+    found = contexts(store, scope)
+    assert found["t0"] == (None, None)
+    for mid, before, text in (("t1", TURNS[0], TURNS[1]), ("t2", TURNS[1], TURNS[2]),
+                              ("t3", TURNS[2], fourth)):
+        context, vector = found[mid]
+        assert context == before + "\n" + text
+        assert vector is not None and cos(vector, embedder.embed([context])[0]) > 0.9999
