@@ -60,18 +60,18 @@ def embed_rows(embedder: Embeds, rows: Sequence[Row]) -> None:
             r.context_vector = v
 
 
-def embed_contexts(tx: Tx, embedder: Embeds, scope: str, placed: Sequence[Row]) -> int:
-    """Give every context the rows `placed` in `scope` set (theirs, and their next
-    turns') a vector, inside `tx`: the foreseen one where the context came out as
-    foreseen, else made now (with given vectors, by the model they stand for; none
-    without one); returns how many were stored."""
+def embed_contexts(tx: Tx, embedder: Embeds, scope: str, placed: Sequence[Row],
+                   unembedded: Sequence[dict]) -> int:
+    """Give each context `ingest/place` found `unembedded` ({id, context}: the contexts
+    the rows `placed` in `scope` set, theirs and their next turns') a vector, inside `tx`:
+    the foreseen one where the context came out as foreseen, else made now (with given
+    vectors, by the model they stand for; none without one); returns how many were
+    stored."""
     if isinstance(embedder, Given):  # vectors a caller brought: the model makes these
         if embedder.contexts is None:
             return 0
         embedder = embedder.contexts
-    if not placed:
-        return 0
-    rows = run(tx, "ingest/unembedded_contexts", scope=scope, ids=[r.id for r in placed])
+    rows = list(unembedded)
     foreseen = {r.id: (r.context, r.context_vector) for r in placed
                 if r.context_vector is not None}
     return set_vectors(tx, embedder, scope, rows, foreseen)

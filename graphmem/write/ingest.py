@@ -108,8 +108,8 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
                "arrivals": arrivals(written),
                "placed": [r.id for r in placed]}
     if any(placing.values()):
-        run(tx, "ingest/place", scope=opts.scope, lists=placing)
-        embed_contexts(tx, embedder, opts.scope, placed)
+        unembedded = run(tx, "ingest/place", scope=opts.scope, lists=placing)
+        embed_contexts(tx, embedder, opts.scope, placed, unembedded)
     if written:
         entities = {e["key"]: e for r in written for e in r.entities}
         about = {e["key"]: e for r in written for e in r.subjects}

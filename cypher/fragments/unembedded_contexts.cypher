@@ -1,9 +1,10 @@
-// ingest/unembedded_contexts — the contexts a write set or changed (fragments/turn_context:
+// fragments/unembedded_contexts — the contexts a write set or changed (fragments/turn_context:
 // each written memory's and the next turn's) that have no vector yet, for the writer to
-// embed in the same transaction (graphmem/write/contexts.py).
-// Params: $scope, $ids (the memories just placed).
+// embed in the same transaction (graphmem/write/contexts.py): returned by the statement
+// that placed them, so a write asks no more of the server for them.
+// Reads $scope, $lists.placed (the memories just placed).
 // Returns: id, context — one row per turn whose context needs a vector.
-UNWIND $ids AS id
+UNWIND $lists.placed AS id
 MATCH (m:Memory {id: id, scope: $scope})
   USING INDEX SEEK m:Memory(scope, id)
 OPTIONAL MATCH (m)-[:NEXT]->(n)
