@@ -8,7 +8,8 @@
 // Returns: memory (fragments/facts), ranks ([{list: 'exact'}]), before, after — newest
 //          first.
 MATCH (n:Memory)
-WHERE {{visible}}
+  USING INDEX SEEK n:Memory(scope)  // never a scan of every scope's memories by time
+WHERE n.scope IN [$scope] + $layers AND {{visible}}
   AND CASE WHEN $case_sensitive THEN n.text CONTAINS $text
            ELSE toLower(n.text) CONTAINS toLower($text) END
 WITH n AS m

@@ -1,6 +1,5 @@
-// recall/retrieve — the memories recall ranks, with the facts it ranks them by
-// (graphmem/read/rank.py decides; this only finds). The lists are of memories the caller
-// may see (fragments/visible), each at most $fetch, best first:
+// recall/retrieve — the memories recall ranks, with the facts it ranks them by (rank.py
+// decides; this finds). Lists of what the caller may see (fragments/visible), best first:
 // - vector: the index's $index_fetch nearest (fragments/vector_neighbours) that pass; on
 //   5.26 other scopes may fill them, so when fewer than $fetch pass while the index gave
 //   all it was asked for, the caller asks again deeper, at last with $scan (an exact
@@ -52,7 +51,8 @@ CALL (scan) {
     WITH 1 AS on
     WHERE $semantic AND scan
     MATCH (n:Memory)
-    WHERE {{visible}} AND n.embedding IS NOT NULL
+      USING INDEX SEEK n:Memory(scope)  // never a scan of every scope's memories by time
+    WHERE n.scope IN [$scope] + $layers AND {{visible}} AND n.embedding IS NOT NULL
     WITH n, vector.similarity.cosine(n.embedding, $vector) AS s
     ORDER BY s DESC, n.scope, n.id
     LIMIT $fetch

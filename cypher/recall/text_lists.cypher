@@ -45,6 +45,7 @@ CALL (s, small) {
   WITH 1 AS on
   WHERE small
   MATCH (n:Memory)
+    USING INDEX SEEK n:Memory(scope)  // never a scan of every scope's memories by time
   WHERE n.scope = s.scope AND {{visible}} AND n[s.list] IS NOT NULL
   RETURN count(n) AS docs, sum(size(n[s.list])) AS chars
 }

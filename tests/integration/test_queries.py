@@ -221,3 +221,27 @@ def test_a_keyword_recall_is_served_by_a_hybrid_recalls_plan(store: Store,
     assert keyword["semantic"] is False and hybrid["semantic"] is True
     assert _served_from_cache(store, "recall/retrieve", hybrid, keyword)
     assert not _served_from_cache(store, "recall/retrieve", hybrid, {**keyword, "vector": None})
+
+
+def test_a_scan_of_a_scope_reads_that_scope_alone(store: Store) -> None:
+    """A small scope's exact vector scan, exact recall and the keyword statistics read the
+    scope's memories by the scope index: on a development server holding two scopes the
+    planner read every scope's memories by the widest time window instead (the range
+    index on created_at), which on a shared store costs what the whole store holds."""
+    plan = _plan(RecallOptions())
+    params = {
+        "recall/retrieve": {**_retrieve(RecallOptions(), [0.1] * 384), "scan": True},
+        "recall/exact": {**plan.finding(), "text": plan.query, "case_sensitive": False,
+                         "k": plan.exact_k},
+        "recall/text_lists": {**plan.common(), "text_index": "memory_words", "fetch": 10,
+                              "small": 1000, "own_indexes": True, "searches": [
+                                  {"list": "text", "scope": "s", "q": "ferry", "limit": 10}]},
+    }
+    for name, given in params.items():
+        with store.driver.session(database=store.database) as session:
+            found = _operators(session.run("EXPLAIN " + queries.query(name, store.variant),
+                                           given).consume().plan)
+        by_time = [d for op, d in found if "created_at" in d and op.startswith("NodeIndex")]
+        assert not by_time, f"{name} reads memories by time: {by_time}"
+        assert [d for op, d in found if op.startswith("NodeIndexSeek")
+                and "Memory(scope)" in d], f"{name} does not seek the scope's memories"
