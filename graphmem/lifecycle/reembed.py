@@ -16,10 +16,8 @@ from pydantic import BaseModel
 from graphmem.embedding.embedders import Embedder
 from graphmem.graph import scope_model
 from graphmem.graph.store import Store, Tx, run
+from graphmem.write.contexts import BATCH
 from graphmem.write.contexts import set_vectors as contexts_of
-
-#: Vectors written a statement.
-BATCH = 1_000
 
 
 class Reembedded(BaseModel):

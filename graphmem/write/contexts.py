@@ -46,7 +46,7 @@ def embed_rows(embedder: Embeds, rows: Sequence[Row]) -> None:
     model; with given vectors, the contexts by the scope's model (none without it)."""
     texts = [r.props["text"] for r in rows]
     ahead = [r for r in rows if r.context is not None]
-    contexts = [r.context for r in ahead if r.context is not None]
+    contexts = [str(r.context) for r in ahead]
     if isinstance(embedder, Given):
         vectors = embedder.embed(texts)
         later = embedder.contexts.embed(contexts) if embedder.contexts and contexts else None
@@ -71,10 +71,9 @@ def embed_contexts(tx: Tx, embedder: Embeds, scope: str, placed: Sequence[Row],
         if embedder.contexts is None:
             return 0
         embedder = embedder.contexts
-    rows = list(unembedded)
     foreseen = {r.id: (r.context, r.context_vector) for r in placed
                 if r.context_vector is not None}
-    return set_vectors(tx, embedder, scope, rows, foreseen)
+    return set_vectors(tx, embedder, scope, unembedded, foreseen)
 
 
 def set_vectors(tx: Tx, embedder: Embeds, scope: str, rows: Sequence[dict],
@@ -92,12 +91,12 @@ def set_vectors(tx: Tx, embedder: Embeds, scope: str, rows: Sequence[dict],
         kept.update(zip((r["id"] for r in rest),
                         embedder.embed([r["context"] for r in rest]), strict=True))
     n = 0
-    for start in range(0, len(rows), PART):  # a big scope's reembed: parts of a statement
+    for start in range(0, len(rows), BATCH):  # a big scope's reembed: in parts
         n += int(run(tx, "ingest/set_context_vectors", scope=scope, rows=[
             {"id": r["id"], "context": r["context"], "embedding": kept[r["id"]].tolist()}
-            for r in rows[start:start + PART]])[0]["n"])
+            for r in rows[start:start + BATCH]])[0]["n"])
     return n
 
 
-#: Context vectors one statement stores at most.
-PART = 1_000
+#: Vectors one statement stores at most (a context's here, a text's in `reembed`).
+BATCH = 1_000
