@@ -1,7 +1,7 @@
 """graphmem: perfect-recall, graph-native associative memory for AI agents, on Neo4j.
 
 The public names load on first use (PEP 562), so `graphmem --help` or a module that needs
-only `graphmem.errors` does not import the store, the driver and the write path."""
+only `graphmem.base.errors` does not import the store, the driver and the write path."""
 
 from __future__ import annotations
 
@@ -15,20 +15,20 @@ if TYPE_CHECKING:
     from typing import Any
 
     from graphmem.api import GraphMem
-    from graphmem.errors import GraphmemError
-    from graphmem.settings import Settings, load_settings
-    from graphmem.types import Hit, MemoryIn, RecallResult, WriteReport
+    from graphmem.base.errors import GraphmemError
+    from graphmem.base.settings import Settings, load_settings
+    from graphmem.base.types import Hit, MemoryIn, RecallResult, WriteReport
 
 #: Each public name and the module that defines it.
 _PUBLIC = {
     "GraphMem": "graphmem.api",
-    "GraphmemError": "graphmem.errors",
-    "Hit": "graphmem.types",
-    "MemoryIn": "graphmem.types",
-    "RecallResult": "graphmem.types",
-    "Settings": "graphmem.settings",
-    "WriteReport": "graphmem.types",
-    "load_settings": "graphmem.settings",
+    "GraphmemError": "graphmem.base.errors",
+    "Hit": "graphmem.base.types",
+    "MemoryIn": "graphmem.base.types",
+    "RecallResult": "graphmem.base.types",
+    "Settings": "graphmem.base.settings",
+    "WriteReport": "graphmem.base.types",
+    "load_settings": "graphmem.base.settings",
 }
 __all__ = ["GraphMem", "GraphmemError", "Hit", "MemoryIn", "RecallResult", "Settings",
            "WriteReport", "load_settings"]

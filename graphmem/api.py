@@ -13,23 +13,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Unpack
 
-from graphmem.core import Core
-from graphmem.embedding import chosen
-from graphmem.embedding.embedders import Embedder
-from graphmem.errors import InputError
-from graphmem.graph import schema
-from graphmem.graph.schema import IndexInfo
-from graphmem.graph.store import Store
-from graphmem.lifecycle import edits, maintenance, packs, summarize
-from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
-from graphmem.lifecycle.summarize import Summarizer
-from graphmem.operations import Operations
-from graphmem.options import RecallOptions, RecallSettings, WriteSettings, parse
-from graphmem.read import context, find, reinforcement, retrieval
-from graphmem.read.context import Context
-from graphmem.service.tokens import TokenBook
-from graphmem.settings import Settings, load_settings, valid_scope
-from graphmem.types import (
+from graphmem.base.errors import InputError
+from graphmem.base.options import RecallOptions, RecallSettings, WriteSettings, parse
+from graphmem.base.settings import Settings, load_settings, valid_scope
+from graphmem.base.types import (
     DoctorReport,
     EmbedderInfo,
     EntityOut,
@@ -39,8 +26,21 @@ from graphmem.types import (
     RecallResult,
     WriteReport,
 )
-from graphmem.verbs import ContextArgs, EntitiesArgs, SessionArgs
-from graphmem.vocabulary import CONTEXT_TOKENS, CONTEXT_TOP, ENTITIES, SESSION_TURNS
+from graphmem.base.verbs import ContextArgs, EntitiesArgs, SessionArgs
+from graphmem.base.vocabulary import CONTEXT_TOKENS, CONTEXT_TOP, ENTITIES, SESSION_TURNS
+from graphmem.core import Core
+from graphmem.embedding import chosen
+from graphmem.embedding.embedders import Embedder
+from graphmem.graph import schema
+from graphmem.graph.schema import IndexInfo
+from graphmem.graph.store import Store
+from graphmem.graph.tokens import TokenBook
+from graphmem.lifecycle import edits, maintenance, packs, summarize
+from graphmem.lifecycle.maintenance import SweepOptions, SweepReport
+from graphmem.lifecycle.summarize import Summarizer
+from graphmem.operations import Operations
+from graphmem.read import context, find, reinforcement, retrieval
+from graphmem.read.context import Context
 from graphmem.write import formats, runs
 from graphmem.write.records import Collector
 
@@ -61,7 +61,7 @@ class GraphMem:
                           store=store, reinforce_every=reinforce_every)
         #: What doors, operators and benchmarks ask beyond the verbs (graphmem.operations).
         self.ops = Operations(self._core)
-        #: The service's tokens (graphmem.service.tokens).
+        #: The service's tokens (graphmem.graph.tokens).
         self.tokens = TokenBook(lambda: self._core.store, self._core.now)
 
     @property

@@ -9,8 +9,8 @@ import re
 from collections.abc import Mapping
 from urllib.parse import urlparse
 
+from graphmem.base.settings import Settings
 from graphmem.graph.queries import cypher_dir, query
-from graphmem.settings import Settings
 
 
 def url(settings: Settings) -> str:

@@ -9,13 +9,13 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
-from graphmem.clock import as_utc, utcnow
+from graphmem.base.clock import as_utc, utcnow
+from graphmem.base.errors import InputError
+from graphmem.base.settings import Settings, valid_scope
 from graphmem.embedding.embedders import Embedder
-from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.lifecycle.summarize import Summarizer
 from graphmem.read.reinforcement import Reinforcer
-from graphmem.settings import Settings, valid_scope
 from graphmem.write import runs
 from graphmem.write.extract import Extractor, load_extractor
 

@@ -11,17 +11,18 @@ from typing import Unpack
 
 import numpy as np
 
+from graphmem.base import models
+from graphmem.base.errors import GraphmemError, InputError
+from graphmem.base.options import WriteOptions, WriteSettings, parse
+from graphmem.base.types import MemoryIn, WriteReport
 from graphmem.core import Core
-from graphmem.embedding import embedders, models
-from graphmem.errors import GraphmemError, InputError
+from graphmem.embedding import embedders
 from graphmem.graph import schema, scope_indexes
 from graphmem.graph.features import Features
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
 from graphmem.lifecycle import edits, maintenance, reembed
 from graphmem.lifecycle.maintenance import SweepOptions
-from graphmem.options import WriteOptions, WriteSettings, parse
 from graphmem.read import candidates, retrieval
-from graphmem.types import MemoryIn, WriteReport
 from graphmem.write import ingest
 from graphmem.write.ingest import Timing
 from graphmem.write.records import Collector, Numbered, parse_records
@@ -47,7 +48,7 @@ class Operations:
         allow_forgotten: bool = False,
     ) -> WriteOptions:
         """The write path's options: the call's values, then configuration, then the
-        embedding model's own cosines (graphmem.embedding.models)."""
+        embedding model's own cosines (graphmem.base.models)."""
         s = self.core.settings
         model = models.numbers(self.core.embedder.name)
         return parse(WriteOptions, {

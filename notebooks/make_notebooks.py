@@ -74,7 +74,7 @@ DECAY = [
     new_code_cell(
         "from datetime import UTC, datetime, timedelta\n\n"
         "import matplotlib.pyplot as plt\n\n"
-        "from graphmem.lifecycle.decay import PRESETS, retention\n\n"
+        "from graphmem.base.decay import PRESETS, retention\n\n"
         "t0 = datetime(2024, 1, 1, tzinfo=UTC)\n"
         "days = list(range(0, 731, 5))\n"
         "fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)\n"

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import Neo4jUnavailable
+from graphmem.base.settings import Settings, load_settings
 from graphmem.bench.proxy import TcpProxy
 from graphmem.embedding import chosen
 from graphmem.embedding.embedders import Embedder
-from graphmem.errors import Neo4jUnavailable
 from graphmem.graph.store import Store
-from graphmem.settings import Settings, load_settings
 
 # Tests that run `graphmem` in a subprocess measure that process, not a warm one left by
 # an earlier test: the warm path's own tests turn it on, with a socket folder of their own.

@@ -16,11 +16,11 @@ import numpy as np
 from pydantic import BaseModel
 
 from graphmem.api import GraphMem
+from graphmem.base.options import RecallOptions
+from graphmem.base.types import MemoryIn
 from graphmem.bench import agent
 from graphmem.bench.agent import AgentWrites, AgentWriteTimes
 from graphmem.bench.reference import PlainReference
-from graphmem.options import RecallOptions
-from graphmem.types import MemoryIn
 from graphmem.write import formats
 from graphmem.write.ingest import Timing
 from graphmem.write.records import Collector, Numbered

@@ -15,8 +15,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import GraphmemError
 from graphmem.bench.synthetic import made_records, noisy_vectors, texts_and_vectors
-from graphmem.errors import GraphmemError
 
 
 class BatchRow(BaseModel):

@@ -20,8 +20,8 @@ from pydantic import BaseModel
 from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
+from graphmem.base.types import MemoryIn
 from graphmem.bench.synthetic import LATENCY_MODES, texts_and_vectors
-from graphmem.types import MemoryIn
 from graphmem.write.records import Numbered
 
 #: The modes timed: the old default (hybrid + association) and today's default.

@@ -2,7 +2,7 @@
 time of `recall`, `remember` and `--help`, each a new process, next to the floor measured
 in the same rounds: a Python that imports only the driver, numpy and ONNX Runtime, which
 any call would have to. `recall` and `remember` are timed as users get them (handed to the
-warm process, which the warm-up round starts; `graphmem.handoff`) and each in its own
+warm process, which the warm-up round starts; `graphmem.base.handoff`) and each in its own
 process (GRAPHMEM_WARM=off). The commands take turns within each round, so the machine's
 noise falls on all of them alike."""
 
@@ -23,8 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from graphmem import handoff
 from graphmem.api import GraphMem
+from graphmem.base import handoff
 
 #: The floor: what every call imports before it does anything of graphmem's.
 FLOOR = "import neo4j, numpy, onnxruntime"

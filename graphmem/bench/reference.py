@@ -11,8 +11,8 @@ from collections import Counter
 
 import numpy as np
 
+from graphmem.base.options import RecallOptions
 from graphmem.embedding.embedders import Embedder
-from graphmem.options import RecallOptions
 from graphmem.read.keywords import K1, STOP_WORDS, B
 from graphmem.read.keywords import words as all_words
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from graphmem.api import GraphMem
+from graphmem.base.options import RecallOptions
 from graphmem.bench import (
     Found,
     ModeScores,
@@ -37,7 +38,6 @@ from graphmem.bench import (
     score,
     turns_of,
 )
-from graphmem.options import RecallOptions
 
 UNUSED = "second half, no use"
 REINFORCED = "second half after use: reinforcement"

@@ -17,10 +17,10 @@ from pydantic import BaseModel, computed_field
 from threadpoolctl import threadpool_limits
 
 from graphmem.api import GraphMem
+from graphmem.base import models
+from graphmem.base.types import MemoryIn, RecallProfile
 from graphmem.bench import LOCOMO_MODES, cpu
-from graphmem.embedding import models
 from graphmem.embedding.embedders import Embedder
-from graphmem.types import MemoryIn, RecallProfile
 from graphmem.write import formats
 from graphmem.write.ingest import Timing
 from graphmem.write.records import Collector, Numbered

@@ -12,7 +12,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from graphmem import handoff
+from graphmem.base import handoff
+from graphmem.base.errors import InputError
+from graphmem.base.vocabulary import FORMATS
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
 from graphmem.cli import maintain as maintain_cmd
@@ -34,8 +36,6 @@ from graphmem.cli.output import (
     say,
     show_progress,
 )
-from graphmem.errors import InputError
-from graphmem.vocabulary import FORMATS
 
 app = typer.Typer(
     name="graphmem",

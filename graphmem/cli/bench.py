@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from graphmem.base.errors import InputError
 from graphmem.cli import bench_speed
 from graphmem.cli.bench_speed import memory
 from graphmem.cli.output import JsonOpt, emit, handled
-from graphmem.errors import InputError
 
 if TYPE_CHECKING:
     from graphmem import bench

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from graphmem.base.errors import InputError
 from graphmem.cli.output import JsonOpt, emit, handled
-from graphmem.errors import InputError
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
@@ -26,7 +26,7 @@ def memory(**settings: str) -> GraphMem:
     """A GraphMem on the configured server. Each command imports what it runs, so that
     `graphmem --help` loads no store, driver or model."""
     from graphmem.api import GraphMem
-    from graphmem.settings import load_settings
+    from graphmem.base.settings import load_settings
 
     return GraphMem(load_settings(**settings))
 
@@ -124,8 +124,8 @@ def crowded(
     """p50/p95 recall latency in small scopes and in one big scope of a crowded
     multi-tenant store, next to brute-force numpy cosine over the same scope, on each
     server asked."""
+    from graphmem.base.settings import load_settings
     from graphmem.bench import crowded as crowded_bench
-    from graphmem.settings import load_settings
 
     if not 2 <= scopes <= memories // 5 or not 50 <= big <= memories - 5 * (scopes - 1) \
             or not 1 <= queries <= 10_000:

@@ -17,7 +17,7 @@ import typer
 from graphmem.cli.output import JsonOpt, emit, handled, say
 
 if TYPE_CHECKING:
-    from graphmem.settings import Settings
+    from graphmem.base.settings import Settings
 
 QUESTIONS = (
     "who is on call for emergencies?",
@@ -59,7 +59,7 @@ def demo(
 ) -> None:
     """Bring up Neo4j if needed, load a real sample, and recall from it."""
     from graphmem.api import GraphMem
-    from graphmem.settings import load_settings
+    from graphmem.base.settings import load_settings
 
     settings = load_settings(scope=scope)
     ensure_server(settings)

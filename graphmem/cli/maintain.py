@@ -9,7 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from graphmem import verbs
+from graphmem.base import verbs
+from graphmem.base.errors import InputError
+from graphmem.base.types import MemoryIn
 from graphmem.cli.output import (
     JsonOpt,
     NowOpt,
@@ -20,8 +22,6 @@ from graphmem.cli.output import (
     open_memory,
     say,
 )
-from graphmem.errors import InputError
-from graphmem.types import MemoryIn
 
 IdArg = Annotated[str, typer.Argument(help="The memory's id.")]
 AllOpt = Annotated[bool, typer.Option("--all-scopes", help="Every scope, not just one.")]
@@ -196,7 +196,7 @@ def drop_scope(
     give --yes elsewhere."""
     import sys
 
-    from graphmem.write.gates import shown
+    from graphmem.base.gates import shown
 
     if not yes:
         if not sys.stdin.isatty():
@@ -249,7 +249,7 @@ def browse(
     """Print the Neo4j Browser URL, the style command and the exploration query to paste
     there (`cypher/explore/`: a memory's neighbourhood, or the strongest associations)."""
     from graphmem import browser
-    from graphmem.settings import load_settings
+    from graphmem.base.settings import load_settings
 
     settings = load_settings(scope=scope)
     name = "explore/neighbourhood" if memory_id else "explore/strongest_associations"

@@ -20,10 +20,10 @@ from typer.core import TyperOption
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem
-    from graphmem.types import WriteReport
+    from graphmem.base.types import WriteReport
 
-from graphmem.errors import GraphmemError, InputError, invalid
-from graphmem.write.gates import shown
+from graphmem.base.errors import GraphmemError, InputError, invalid
+from graphmem.base.gates import shown
 
 
 def _flag_type(self: TyperOption, ctx: typer.Context) -> str | None:
@@ -51,7 +51,7 @@ def declared(model: type[BaseModel], names: tuple[str, ...], *,
              types: dict[str, Any] | None = None,
              helps: dict[str, str] | None = None,
              unset: bool = False) -> dict[str, tuple[Any, Any]]:
-    """Fields `names` of `model` (a verb's declaration, `graphmem.verbs`) as this
+    """Fields `names` of `model` (a verb's declaration, `graphmem.base.verbs`) as this
     command's options: --top-k for top_k unless `flags` names others, the help and default
     declared (None with `unset`: a change leaves out what it does not name), the value as
     typed unless `types` says how the command reads it (a date as text, say). Their
@@ -72,8 +72,8 @@ def open_memory(scope: str | None = None, now: str | None = None, *,
     """A GraphMem from the environment, with the command's overrides. A command that
     `embeds` loads the embedder on a thread while the rest of graphmem is imported and
     Neo4j is reached: a CLI call pays for the longer of the two, not both."""
+    from graphmem.base.settings import load_settings, valid_scope
     from graphmem.embedding import chosen
-    from graphmem.settings import load_settings, valid_scope
 
     settings = load_settings(scope=valid_scope(scope, "--scope"))
     embedder = chosen.from_settings(settings)
@@ -131,7 +131,7 @@ def parse_now(value: str | None, flag: str = "--now") -> datetime | None:
     """Parse a date-time flag such as `--now` (ISO-8601; naive means UTC)."""
     if value is None:
         return None
-    from graphmem.clock import DATE_RANGE, as_utc
+    from graphmem.base.clock import DATE_RANGE, as_utc
 
     try:
         return as_utc(datetime.fromisoformat(value))
@@ -155,7 +155,7 @@ def handled(fn: Callable[P, R]) -> Callable[P, R]:
             err().print(f"error: {bad.field}: {bad.reason}", markup=False, highlight=False)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:  # the one line and exit code the warm path gives too
-            from graphmem.handoff import INTERRUPTED, INTERRUPTED_CODE
+            from graphmem.base.handoff import INTERRUPTED, INTERRUPTED_CODE
 
             err().print(INTERRUPTED.strip(), markup=False, highlight=False)
             raise typer.Exit(INTERRUPTED_CODE) from None

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from graphmem import verbs
+from graphmem.base import verbs
+from graphmem.base.errors import InputError, NotFoundError
+from graphmem.base.gates import shown
+from graphmem.base.options import RecallOptions
+from graphmem.base.verbs import ContextArgs
 from graphmem.cli.output import (
     JsonOpt,
     NowOpt,
@@ -22,13 +26,9 @@ from graphmem.cli.output import (
     parse_now,
     say,
 )
-from graphmem.errors import InputError, NotFoundError
-from graphmem.options import RecallOptions
-from graphmem.verbs import ContextArgs
-from graphmem.write.gates import shown
 
 if TYPE_CHECKING:
-    from graphmem.types import RecallResult
+    from graphmem.base.types import RecallResult
 
 #: What `recall` takes of RecallOptions, each as RecallOptions declares it.
 RECALLED = ("top_k", "mode", "hops", "kinds", "include_shadowed", "include_archived",

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from graphmem.base.errors import GraphmemError
 from graphmem.cli.output import JsonOpt, emit, handled, say
-from graphmem.errors import GraphmemError
 
 if TYPE_CHECKING:
     from graphmem.graph.server import LocalServer, ServerStatus
@@ -25,8 +25,8 @@ app = typer.Typer(help="Run a local Neo4j (5.26 LTS, or the 2026 line with "
 
 def _local() -> LocalServer:
     """The local server the settings describe (imported here: `--help` loads none of it)."""
+    from graphmem.base.settings import load_settings
     from graphmem.graph.server import LocalServer
-    from graphmem.settings import load_settings
 
     return LocalServer(load_settings())
 
@@ -51,7 +51,7 @@ def start(as_json: JsonOpt = False, plan: Annotated[bool, typer.Option(
     the schema on a new database, plan recall's queries, and make the embedding model's
     export if there is none yet."""
     from graphmem.api import GraphMem
-    from graphmem.settings import load_settings
+    from graphmem.base.settings import load_settings
 
     status = _local().start(say, progress=sys.stderr.isatty())
     with GraphMem(load_settings(neo4j_uri=status.uri)) as mem:

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from graphmem.base.errors import InputError
 from graphmem.cli.output import JsonOpt, emit, handled, open_memory, say
-from graphmem.errors import InputError
 
 token_app = typer.Typer(help="Make, list and revoke the service's tokens.",
                         no_args_is_help=True)
@@ -82,7 +82,7 @@ def serve(
     context), /healthz, /readyz, OpenAPI docs at /docs, and MCP (streamable HTTP) at /mcp/.
     SIGTERM finishes the requests in flight, writes pending reinforcement, and exits 0
     (2, with one line, when Neo4j is unreachable then and the reinforcement is lost)."""
-    from graphmem.service import http
+    from graphmem.base import http
     from graphmem.service.app import Limits, create_app
 
     limits = Limits(max_body_bytes=max_body, max_batch=max_batch, rate=rate, burst=burst)

@@ -1,5 +1,5 @@
 """`graphmem warm serve|status|stop`: the process that answers handed-off CLI calls
-(`graphmem.handoff`). It keeps graphmem imported and the embedding model loaded, and runs
+(`graphmem.base.handoff`). It keeps graphmem imported and the embedding model loaded, and runs
 each call as the command would have run it: the caller's arguments, environment (so its
 settings and scope), working folder (for graphmem.toml) and terminal width, its output
 captured and sent back with the exit code. Calls run concurrently, each on its own
@@ -26,7 +26,7 @@ from typing import Any
 
 import typer
 
-from graphmem import handoff
+from graphmem.base import handoff
 from graphmem.cli import warm_stores
 from graphmem.cli.output import JsonOpt, emit, handled
 
@@ -217,8 +217,8 @@ def _warm_up() -> None:
     settings, so the first call handed over is as fast as the next. (graphmem.cli, which
     runs them, is loaded already: it declares `warm serve`.)"""
     import graphmem.api  # noqa: F401
+    from graphmem.base.settings import load_settings
     from graphmem.embedding import chosen
-    from graphmem.settings import load_settings
 
     with contextlib.suppress(Exception):  # a call reports what is wrong, in its own words
         chosen.from_settings(load_settings()).warm()

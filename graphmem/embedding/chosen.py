@@ -4,10 +4,10 @@ both `embedders` and `remote`, so neither imports the other's subclass."""
 
 from __future__ import annotations
 
-from graphmem.embedding import models
+from graphmem.base import models
+from graphmem.base.errors import ConfigError
+from graphmem.base.settings import Settings
 from graphmem.embedding.embedders import Embedder, FetchedEmbedder
-from graphmem.errors import ConfigError
-from graphmem.settings import Settings
 
 
 def from_settings(settings: Settings) -> Embedder:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from graphmem.embedding import models
+from graphmem.base import models
+from graphmem.base.errors import ConfigError, InputError
+from graphmem.base.settings import cache_home
 from graphmem.embedding.export import load_torch, resolve_model
-from graphmem.errors import ConfigError, InputError
-from graphmem.settings import cache_home
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -38,7 +38,7 @@ class Embeds(Protocol):
 
 class EmbedsQueries(Protocol):
     """What recall needs of an embedder: its model's name (whose cosines it reads,
-    graphmem.embedding.models), the name a scope records for its vectors, and one unit
+    graphmem.base.models), the name a scope records for its vectors, and one unit
     vector per query."""
 
     name: str

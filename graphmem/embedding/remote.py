@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphmem.embedding import models
+from graphmem.base import models
+from graphmem.base.errors import ConfigError, EnvironmentProblem
+from graphmem.base.openai_compat import post
 from graphmem.embedding.embedders import Embedder
-from graphmem.errors import ConfigError, EnvironmentProblem
-from graphmem.openai_compat import post
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

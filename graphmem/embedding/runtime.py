@@ -172,7 +172,7 @@ class OnnxModel:
                  passage_prefix: str = "", alone: bool = False) -> None:
         """`pooling` turns a model's last hidden states into one vector ("mean" or
         "cls"; "export": the model outputs it already); queries and stored texts get
-        their prefixes; `alone` runs each text on its own (graphmem.embedding.models)."""
+        their prefixes; `alone` runs each text on its own (graphmem.base.models)."""
         self.path = path
         self.tokens = tokens
         self.pooling = pooling

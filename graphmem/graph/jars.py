@@ -26,7 +26,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from graphmem.errors import ServerError
+from graphmem.base.errors import ServerError
 
 LOCKS = Path(__file__).parent / "locks"
 CENTRAL = "https://repo1.maven.org/maven2"

@@ -18,7 +18,7 @@ from neomodel import (
     VectorIndex,
 )
 
-from graphmem.vocabulary import (
+from graphmem.base.vocabulary import (
     DEFAULT_DIMENSIONS,
     KINDS,
     LIFECYCLES,

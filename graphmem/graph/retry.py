@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from neo4j import exceptions as nx
 
-from graphmem.settings import RETRY_SECONDS
+from graphmem.base.settings import RETRY_SECONDS
 
 T = TypeVar("T")
 

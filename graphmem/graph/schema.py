@@ -7,11 +7,11 @@ import time
 
 from pydantic import BaseModel
 
-from graphmem.errors import GraphmemError, SchemaMismatch
+from graphmem.base.errors import GraphmemError, SchemaMismatch
+from graphmem.base.types import DoctorReport, EmbedderInfo, ServerInfo
 from graphmem.graph import migrations, model, retry
 from graphmem.graph.store import Store
 from graphmem.graph.translate import translate_errors
-from graphmem.types import DoctorReport, EmbedderInfo, ServerInfo
 
 VECTOR_INDEX = "vector_index_Memory_embedding"
 #: What Neo4j 2026's SEARCH filters on inside the vector index (`admin/filtered_vector_index`

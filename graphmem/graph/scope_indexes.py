@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from graphmem.errors import Neo4jRefused
+from graphmem.base.errors import Neo4jRefused
 from graphmem.graph.keys import scope_key
 from graphmem.graph.schema import indexes
 from graphmem.graph.store import SCOPE_LABEL, Store

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from graphmem.embedding import models
-from graphmem.errors import ConfigError
+from graphmem.base import models
+from graphmem.base.errors import ConfigError
+from graphmem.base.gates import shown
 from graphmem.graph.store import Store
-from graphmem.write.gates import shown
 
 #: The model of a scope written before models were recorded.
 LEGACY = models.MINILM.name

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from graphmem.errors import ServerError
+from graphmem.base.errors import ServerError
+from graphmem.base.settings import Settings
 from graphmem.graph import jars
-from graphmem.settings import Settings
 
 BROWSER = ("org.neo4j.client", "neo4j-browser", "5.24.0")  # the newest Browser on Central
 #: How long `stop` lets the server close: its launcher's own 120 s were too short for one
@@ -142,7 +142,7 @@ class LocalServer:
     def assemble(self, say: Say = _quiet, progress: bool = False) -> Path:
         """Fetch the server's jars into the cache (verified against the lock file, repairing
         a partial or corrupt cache); return the lib folder."""
-        from graphmem.progress import bar
+        from graphmem.base.progress import bar
 
         locked = jars.read_lock(self.line.version)
         fresh = not self.lib.is_dir()

@@ -19,13 +19,13 @@ import neo4j
 from neo4j import GraphDatabase, ManagedTransaction
 from neo4j import exceptions as nx
 
+from graphmem.base.settings import Settings
 from graphmem.graph import retry
 from graphmem.graph.causal import CAUSAL, note_made
 from graphmem.graph.features import Features, features
 from graphmem.graph.kept import Kept
 from graphmem.graph.queries import query
 from graphmem.graph.translate import index_missing, translate_errors
-from graphmem.settings import Settings
 
 #: A transaction graphmem runs named queries in: a retried transaction function's, or the
 #: one explicit transaction a write batch holds open (`InputTransaction`).

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from neo4j import exceptions as nx
 
-from graphmem.errors import (
+from graphmem.base.errors import (
     ConfigError,
     GraphmemError,
     InputError,
@@ -17,9 +17,9 @@ from graphmem.errors import (
     Neo4jRefused,
     Neo4jUnavailable,
 )
+from graphmem.base.settings import Settings
 from graphmem.graph.causal import BOOKMARK_CODES, BOOKMARK_HEADER
 from graphmem.graph.retry import CONFLICT_CODES, MEMORY_CODES
-from graphmem.settings import Settings
 
 START_HINT = "start it with `graphmem server start`, or set NEO4J_URI"
 

@@ -19,9 +19,9 @@ from google.adk.memory.memory_entry import MemoryEntry
 from google.genai import types
 
 from graphmem.api import GraphMem
+from graphmem.base.types import META_KEY, Hit, WriteReport
+from graphmem.base.verbs import agent_written
 from graphmem.integrations.names import escape, scope_of
-from graphmem.types import META_KEY, Hit, WriteReport
-from graphmem.verbs import agent_written
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event

@@ -24,10 +24,10 @@ from autogen_core.model_context import ChatCompletionContext
 from autogen_core.models import SystemMessage
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
+from graphmem.base.types import META_KEY, Hit
+from graphmem.base.verbs import agent_written
 from graphmem.integrations.names import escape
-from graphmem.types import META_KEY, Hit
-from graphmem.verbs import agent_written
 
 #: Metadata of a MemoryContent that are the record's own fields, not metadata.
 FIELDS = ("kind", "session", "created_at", "importance", "tags", "id")

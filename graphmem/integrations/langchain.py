@@ -16,7 +16,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from graphmem.api import GraphMem
-from graphmem.types import Hit
+from graphmem.base.types import Hit
 
 
 def document(hit: Hit) -> Document:

@@ -39,15 +39,15 @@ from langgraph.store.base import (
 from langgraph.store.base.embed import get_text_at_path, tokenize_path
 
 from graphmem.api import GraphMem
-from graphmem.clock import utcnow
-from graphmem.errors import InputError, NotFoundError
+from graphmem.base.clock import utcnow
+from graphmem.base.errors import InputError, NotFoundError
+from graphmem.base.gates import credential_reason, secret_reason
+from graphmem.base.knobs import check_scope
+from graphmem.base.types import Hit, MemoryOut
+from graphmem.base.verbs import agent_written
+from graphmem.base.vocabulary import MAX_TOP_K
 from graphmem.integrations.names import escape, hashed, unescape
-from graphmem.knobs import check_scope
 from graphmem.read.candidates import deeper
-from graphmem.types import Hit, MemoryOut
-from graphmem.verbs import agent_written
-from graphmem.vocabulary import MAX_TOP_K
-from graphmem.write.gates import credential_reason, secret_reason
 
 #: The scope every namespace of a store lives under, unless the store is given another.
 ROOT = "langgraph"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 import re
 
-from graphmem.errors import InputError, whole_text
-from graphmem.knobs import MAX_SCOPE_CHARS, check_scope
+from graphmem.base.errors import InputError, whole_text
+from graphmem.base.knobs import MAX_SCOPE_CHARS, check_scope
 
 _SAFE = re.compile(r"[A-Za-z0-9_:-]")
 _ESCAPED = re.compile(r"(?:@[0-9A-F]{2})+")

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 from agents import FunctionTool, function_tool
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError, NotFoundError
+from graphmem.base.errors import InputError, NotFoundError
+from graphmem.base.gates import secret_reason
+from graphmem.base.types import MAX_META_LIST, MAX_META_STRING, MAX_TEXT_CHARS, MemoryOut
+from graphmem.base.vocabulary import MAX_LISTED
 from graphmem.integrations.names import escape
-from graphmem.types import MAX_META_LIST, MAX_META_STRING, MAX_TEXT_CHARS, MemoryOut
-from graphmem.vocabulary import MAX_LISTED
-from graphmem.write.gates import secret_reason
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem

@@ -10,12 +10,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from graphmem.errors import InputError, NotFoundError, whole_text
+from graphmem.base.errors import InputError, NotFoundError, whole_text
+from graphmem.base.gates import shown
+from graphmem.base.rows import to_memory
+from graphmem.base.types import MemoryIn, MemoryOut, WriteReport
 from graphmem.graph.store import Store, Tx, run
-from graphmem.read.rows import to_memory
-from graphmem.types import MemoryIn, MemoryOut, WriteReport
 from graphmem.write.forgotten import forget_key
-from graphmem.write.gates import shown
 
 #: Echo (used) importance +0.05, confidence +0.1; fizzle importance -0.1,
 #: confidence -0.15.

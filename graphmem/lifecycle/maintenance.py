@@ -17,14 +17,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphmem.clock import as_utc
+from graphmem.base.clock import as_utc
+from graphmem.base.decay import Curve, cypher_params
+from graphmem.base.types import MemoryIn, WriteReport
+from graphmem.base.vocabulary import HUB_LIMIT, LINK_TAU_DAYS
 from graphmem.embedding.embedders import Embedder
 from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
-from graphmem.lifecycle.decay import Curve, cypher_params
 from graphmem.lifecycle.summarize import Summarizer, SummaryError, extractive
-from graphmem.types import MemoryIn, WriteReport
-from graphmem.vocabulary import HUB_LIMIT, LINK_TAU_DAYS
 
 #: Writes records into a scope through the write path, with the signal gate off (what
 #: consolidation and reflection write is made, not said).

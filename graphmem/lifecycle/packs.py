@@ -15,10 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
+from graphmem.base.rows import to_memory
+from graphmem.base.types import LinkIn, MemoryIn, MemoryOut
 from graphmem.graph.store import Store
-from graphmem.read.rows import to_memory
-from graphmem.types import LinkIn, MemoryIn, MemoryOut
 from graphmem.write import formats
 from graphmem.write.records import Collector, Numbered, validate
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Protocol
 
-from graphmem.errors import GraphmemError
-from graphmem.openai_compat import post
+from graphmem.base.errors import GraphmemError
+from graphmem.base.openai_compat import post
 
 if TYPE_CHECKING:
-    from graphmem.settings import Settings
+    from graphmem.base.settings import Settings
 
 #: A summary written by the endpoint is cut to this many characters.
 MAX_CHARS = 1000

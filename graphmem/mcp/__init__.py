@@ -22,7 +22,7 @@ from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError, invalid
+from graphmem.base.errors import InputError, invalid
 from graphmem.mcp.tools import (
     MAX_CONNECTIONS,
     TOOLS,
@@ -108,7 +108,7 @@ def serve(mem: GraphMem, transport: str = "stdio", *, host: str = HTTP_HOST,
     """Serve `mem`'s scope over stdio until the client hangs up, or over streamable HTTP
     at http://host:port/mcp until stopped; pending reinforcement is written before
     returning. HTTP listens on a loopback address only: it has no credentials yet."""
-    from graphmem.service.http import LOOPBACK
+    from graphmem.base.http import LOOPBACK
 
     if transport == "http" and host not in LOOPBACK:
         raise InputError(f"host {host!r}: the MCP HTTP server has no tokens yet, so it "
@@ -141,7 +141,7 @@ def warm_up_meanwhile(mem: GraphMem) -> threading.Thread:
 
 def _serve_http(server: MCPServer, host: str, port: int) -> None:
     """Run the streamable-HTTP app under uvicorn, its logs on stderr."""
-    from graphmem.service import http
+    from graphmem.base import http
 
     http.check_free(host, port)
     print(f"graphmem MCP serves on http://{host}:{port}{HTTP_PATH}", file=sys.stderr)

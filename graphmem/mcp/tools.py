@@ -1,7 +1,7 @@
 """graphmem's verbs as MCP tools: one method a tool, its signature the tool's JSON schema
 (the SDK builds it), acting where the call's `Access` says. A graphmem error, an
 unreachable Neo4j included, comes back as a tool error the agent can read, in the words
-every door uses (`graphmem.errors`). What each tool is for: docs/integrations.md."""
+every door uses (`graphmem.base.errors`). What each tool is for: docs/integrations.md."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
-from graphmem import grants
 from graphmem.api import GraphMem
-from graphmem.errors import GraphmemError, invalid
-from graphmem.options import KindOrAlias as Kind
-from graphmem.options import RecallOptions
-from graphmem.types import MAX_QUERY_CHARS, Hit, MemoryIn, MemoryOut
-from graphmem.verbs import (
+from graphmem.base import grants
+from graphmem.base.errors import GraphmemError, invalid
+from graphmem.base.options import KindOrAlias as Kind
+from graphmem.base.options import RecallOptions
+from graphmem.base.types import MAX_QUERY_CHARS, Hit, MemoryIn, MemoryOut
+from graphmem.base.verbs import (
     ContextArgs,
     EntitiesArgs,
     SessionArgs,
@@ -29,7 +29,7 @@ from graphmem.verbs import (
     declared,
     parameter,
 )
-from graphmem.vocabulary import (
+from graphmem.base.vocabulary import (
     AGENT_KIND,
 )
 

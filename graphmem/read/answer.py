@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypeGuard, cast
 
+from graphmem.base.rows import ShowRow, to_hit
+from graphmem.base.types import QUERY, Hit, PathStep
 from graphmem.graph.store import Store
 from graphmem.read import budgets, rank, turns
 from graphmem.read.plan import RecallPlan
-from graphmem.read.rows import ShowRow, to_hit
-from graphmem.types import QUERY, Hit, PathStep
 
 
 @dataclass(frozen=True)

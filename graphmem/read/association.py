@@ -9,11 +9,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, cast
 
+from graphmem.base.rows import ExpandRow, PoolRow, placed
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import Store
 from graphmem.read import fusion, rank
 from graphmem.read.plan import RecallPlan, vector_params
-from graphmem.read.rows import ExpandRow, PoolRow, placed
 from graphmem.write.extract import Extractor
 
 

@@ -14,6 +14,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
+from graphmem.base.rows import CandidateRow, RetrieveRow, TextListRow, placed
 from graphmem.graph import scope_model
 from graphmem.graph.keys import scope_key
 from graphmem.graph.schema import FULLTEXT_INDEX, VECTOR_INDEX
@@ -22,7 +23,6 @@ from graphmem.graph.store import Store
 from graphmem.read import keywords, rank
 from graphmem.read.fusion import Candidate
 from graphmem.read.plan import RecallPlan, vector_params
-from graphmem.read.rows import CandidateRow, RetrieveRow, TextListRow, placed
 
 #: Recalls that reuse the vector depth another needed before starting from the top again.
 DEPTH_REUSE = 100

@@ -11,12 +11,12 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from graphmem.graph.store import Store
-from graphmem.read import budgets
-from graphmem.vocabulary import (
+from graphmem.base.vocabulary import (
     CONTEXT_TOKENS,
     CONTEXT_TOP,
 )
+from graphmem.graph.store import Store
+from graphmem.read import budgets
 
 LETTERS = {"semantic": "S", "episodic": "E", "procedural": "P", "heuristic": "H",
            "core": "C", "reflection": "R"}

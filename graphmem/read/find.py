@@ -8,11 +8,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from graphmem.errors import InputError, whole_text
+from graphmem.base.errors import InputError, whole_text
+from graphmem.base.gates import shown
+from graphmem.base.rows import to_memories
+from graphmem.base.types import META_KEY, SESSION_NAME, EntityOut, Link, MemoryOut
 from graphmem.graph.store import Store
-from graphmem.read.rows import to_memories
-from graphmem.types import META_KEY, SESSION_NAME, EntityOut, Link, MemoryOut
-from graphmem.write.gates import shown
 
 
 def find(store: Store, scope: str, ids: Sequence[str] | None, *,

@@ -29,7 +29,7 @@ def cosine(similarity: float | None) -> float | None:
 
 
 def rescaled(cosine: float | None, floor: float) -> float | None:
-    """A cosine where it enters a score, from the model's floor (graphmem.embedding.models)
+    """A cosine where it enters a score, from the model's floor (graphmem.base.models)
     to 1 as 0 to 1: e5's sit near 0.7-1, where a factor or a square would swamp them."""
     return None if cosine is None else (cosine - floor) / (1.0 - floor)
 

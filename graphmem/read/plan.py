@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.embedding.models import Model
-from graphmem.errors import InputError
-from graphmem.options import RecallOptions
+from graphmem.base.errors import InputError
+from graphmem.base.gates import shown
+from graphmem.base.models import Model
+from graphmem.base.options import RecallOptions
+from graphmem.base.types import META_KEY
+from graphmem.base.vocabulary import KINDS
 from graphmem.read import fusion, keywords, rank
-from graphmem.types import META_KEY
-from graphmem.vocabulary import KINDS
-from graphmem.write.gates import shown
 
 #: Exact recall ranks the newest this many matches (every match is equally relevant).
 EXACT_DEPTH = 1000

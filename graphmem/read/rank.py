@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graphmem.lifecycle.decay import Curve, retention_after
+from graphmem.base.decay import Curve, retention_after
 from graphmem.read.fusion import Candidate, Fusing, relevances, rescaled
 
 #: The exponent of retention in the temporal factor: decay reorders memories of

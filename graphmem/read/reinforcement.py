@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from graphmem.base.types import Hit
 from graphmem.graph import scope_model
 from graphmem.graph.store import Store, Tx, run
-from graphmem.types import Hit
 
 if TYPE_CHECKING:
 
+    from graphmem.base.options import RecallOptions
     from graphmem.embedding.embedders import Embedder
-    from graphmem.options import RecallOptions
 
 
 @dataclass(frozen=True)

@@ -24,16 +24,16 @@ from datetime import datetime
 
 import numpy as np
 
-from graphmem.clock import as_utc, utcnow
-from graphmem.embedding import models
+from graphmem.base import models
+from graphmem.base.clock import as_utc, utcnow
+from graphmem.base.errors import InputError, whole_text
+from graphmem.base.options import RecallOptions
+from graphmem.base.types import MAX_QUERY_CHARS, RecallProfile, RecallResult
 from graphmem.embedding.embedders import EmbedsQueries
-from graphmem.errors import InputError, whole_text
 from graphmem.graph import scope_model
 from graphmem.graph.store import Store
-from graphmem.options import RecallOptions
 from graphmem.read import answer, association, candidates, rank
 from graphmem.read.plan import RecallPlan
-from graphmem.types import MAX_QUERY_CHARS, RecallProfile, RecallResult
 from graphmem.write.extract import Extractor
 
 

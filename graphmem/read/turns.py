@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphmem.types import PathStep
+from graphmem.base.types import PathStep
 
 Key = tuple[str, str]  # (scope, id)
 

@@ -16,8 +16,8 @@ from fastapi import Depends, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from graphmem.graph import tokens
 from graphmem.graph.causal import BOOKMARK_HEADER, CAUSAL
-from graphmem.service import tokens
 
 #: Keys of a request's ASGI state: the bookmarks its Graphmem-Bookmark header names
 #: (set by the app's middleware), and whether its token was admitted.

@@ -27,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphmem.api import GraphMem
-from graphmem.errors import GraphmemError, invalid
+from graphmem.base.errors import GraphmemError, invalid
 from graphmem.graph.causal import BOOKMARK_HEADER, MADE
 from graphmem.service.admission import (
     ADMITTED,

@@ -1,5 +1,5 @@
 """The service's routes: /healthz, /readyz and the /v1 verbs, each checking the caller's
-grant for the scope it names (`graphmem.grants`) before it reaches the store
+grant for the scope it names (`graphmem.base.grants`) before it reaches the store
 (docs/service.md)."""
 
 from __future__ import annotations
@@ -10,20 +10,20 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from graphmem import grants
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
-from graphmem.options import RecallOptions, parse
-from graphmem.service import tokens
-from graphmem.service.admission import Granted, Limits, ServiceError
-from graphmem.types import MAX_QUERY_CHARS, RecallResult, WriteReport
-from graphmem.verbs import agent_written
-from graphmem.vocabulary import (
+from graphmem.base import grants
+from graphmem.base.errors import InputError
+from graphmem.base.options import RecallOptions, parse
+from graphmem.base.types import MAX_QUERY_CHARS, RecallResult, WriteReport
+from graphmem.base.verbs import agent_written
+from graphmem.base.vocabulary import (
     CONTEXT_TOKENS,
     CONTEXT_TOP,
     ENTITIES,
     SESSION_TURNS,
 )
+from graphmem.graph import tokens
+from graphmem.service.admission import Granted, Limits, ServiceError
 
 # --- request bodies -----------------------------------------------------------------
 

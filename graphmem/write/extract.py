@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from graphmem.errors import ConfigError
+from graphmem.base.errors import ConfigError
 from graphmem.write.dates import MONTH_ABBR, MONTHS, NUMBER_WORDS, WEEKDAYS, find_dates
 
 ENTITY_TYPES = ("file", "symbol", "package", "env", "url", "port", "error", "date",

@@ -22,11 +22,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from graphmem.clock import DATE_RANGE, as_utc
-from graphmem.errors import InputError
-from graphmem.types import MAX_TEXT_CHARS
-from graphmem.vocabulary import FORMATS
-from graphmem.write.gates import shown
+from graphmem.base.clock import DATE_RANGE, as_utc
+from graphmem.base.errors import InputError
+from graphmem.base.gates import shown
+from graphmem.base.types import MAX_TEXT_CHARS
+from graphmem.base.vocabulary import FORMATS
 from graphmem.write.records import Collector, normalise, parse_records
 
 Format = Literal["auto", "records", "text", "markdown", "locomo", "chat"]

@@ -29,13 +29,13 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from graphmem.base.errors import InputError, Neo4jBusy
+from graphmem.base.progress import bar
+from graphmem.base.types import WriteOutcome, WriteReport
 from graphmem.embedding.embedders import Embeds
-from graphmem.errors import InputError, Neo4jBusy
 from graphmem.graph import retry
 from graphmem.graph.keys import entity_prefix
 from graphmem.graph.store import InputTransaction, Store, Tx, run
-from graphmem.progress import bar
-from graphmem.types import WriteOutcome, WriteReport
 from graphmem.write import group, runs
 from graphmem.write.contexts import embed_contexts, embed_rows, foresee
 from graphmem.write.dedup import Confirmations, decide

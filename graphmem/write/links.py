@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.clock import from_epoch_us
+from graphmem.base.clock import from_epoch_us
 from graphmem.graph.store import Tx, run
 from graphmem.write.plan import Row, WriteOptions
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
+from graphmem.base.gates import credential_reason, secret_reason, shown, signal_reason
+from graphmem.base.options import WriteOptions
+from graphmem.base.types import WriteOutcome
+from graphmem.base.vocabulary import CONFIDENCE_BY_SOURCE
 from graphmem.graph.keys import scope_key
 from graphmem.graph.store import Store
-from graphmem.options import WriteOptions
-from graphmem.types import WriteOutcome
-from graphmem.vocabulary import CONFIDENCE_BY_SOURCE
 from graphmem.write.forgotten import forget_key
-from graphmem.write.gates import credential_reason, secret_reason, shown, signal_reason
 from graphmem.write.records import Numbered, content_hash, generated_id, normalise
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphmem.errors import InputError, invalid
-from graphmem.types import MemoryIn
-from graphmem.write.gates import secret_reason
+from graphmem.base.errors import InputError, invalid
+from graphmem.base.gates import secret_reason
+from graphmem.base.types import MemoryIn
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from graphmem.errors import GraphmemError, Neo4jBusy
+from graphmem.base.errors import GraphmemError, Neo4jBusy
 from graphmem.graph.store import Store, Tx
 from graphmem.graph.store import run as run_query
 from graphmem.write.dedup import Confirmations

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphmem.base.options import WriteOptions
 from graphmem.graph import scope_indexes, scope_model
 from graphmem.graph.store import Store, Tx, run
-from graphmem.options import WriteOptions
 from graphmem.write import runs
 from graphmem.write.dedup import Confirmations
 from graphmem.write.plan import Row

@@ -248,8 +248,8 @@ APPEND = textwrap.dedent("""
     import sys
     import numpy as np
     from graphmem.api import GraphMem
-    from graphmem.settings import load_settings
-    from graphmem.types import MemoryIn
+    from graphmem.base.settings import load_settings
+    from graphmem.base.types import MemoryIn
     from graphmem.write.records import Numbered
 
     scope, writer, n = sys.argv[1], sys.argv[2], int(sys.argv[3])

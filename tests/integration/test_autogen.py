@@ -18,9 +18,9 @@ from autogen_core.memory import MemoryContent, MemoryMimeType
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import InputError
 from graphmem.bench import ModeScores
 from graphmem.bench.slots import slot_recall
-from graphmem.errors import InputError
 from graphmem.integrations.autogen import GraphMemMemory
 from graphmem.write.records import Numbered
 

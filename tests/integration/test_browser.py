@@ -13,8 +13,8 @@ import pytest
 
 from graphmem import browser
 from graphmem.api import GraphMem
+from graphmem.base.settings import load_settings
 from graphmem.graph.server import LocalServer
-from graphmem.settings import load_settings
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(os.environ.get("GRAPHMEM_SHOTS", Path(__file__).resolve().parents[2] / ".shots"))

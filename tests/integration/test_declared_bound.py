@@ -1,5 +1,5 @@
 """A bound declared once reaches every door: a tighter `top_k` added to RecallOptions'
-declaration (graphmem.verbs) is refused, in the same words, by the Python API, the CLI,
+declaration (graphmem.base.verbs) is refused, in the same words, by the Python API, the CLI,
 MCP over stdio (whose tool schema says it too) and the HTTP service, on the real server.
 The CLI and MCP run as their own processes with the bound added before graphmem loads,
 as an edit of the declaration would be."""
@@ -19,12 +19,12 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from test_service import Service, svc  # noqa: F401 (a fixture)
 
-from graphmem.errors import InputError
-from graphmem.options import RecallOptions
+from graphmem.base.errors import InputError
+from graphmem.base.options import RecallOptions
 
 TIGHTER = 7
 #: Python run before graphmem's doors load: the declaration of top_k gains a bound.
-ADD_BOUND = ("import annotated_types, graphmem.options as o; "
+ADD_BOUND = ("import annotated_types, graphmem.base.options as o; "
              "o.RecallOptions.model_fields['top_k'].metadata.append("
              f"annotated_types.Le({TIGHTER})); o.RecallOptions.model_rebuild(force=True); ")
 RUN_CLI = ADD_BOUND + "import sys; from graphmem.cli import main; main()"

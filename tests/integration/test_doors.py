@@ -22,10 +22,10 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from test_service import Service, svc  # noqa: F401 (a fixture)
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
+from graphmem.base.types import MemoryOut
+from graphmem.base.vocabulary import AGENT_KIND, AGENT_SOURCE, MAX_TOP_K
 from graphmem.integrations.langgraph import GraphMemStore
-from graphmem.types import MemoryOut
-from graphmem.vocabulary import AGENT_KIND, AGENT_SOURCE, MAX_TOP_K
 
 TEXT = "The staging database is refreshed from production every Sunday night"
 #: What an agent hands over: a fact, by the agent (the agent doors say so by default).

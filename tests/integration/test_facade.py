@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import InputError
+from graphmem.base.settings import Settings
 from graphmem.embedding.embedders import Embedder
-from graphmem.errors import InputError
-from graphmem.settings import Settings
 from graphmem.write.records import Collector
 
 T0 = datetime(2024, 3, 1, tzinfo=UTC)
@@ -99,8 +99,8 @@ def test_write_options_name_the_bad_field(mem: GraphMem, flags, field) -> None:
 def test_recall_options_keep_the_configured_decay(mem: GraphMem) -> None:
     """A recall given options decays by the configured preset, as one without does;
     only a decay table in the options replaces it."""
-    from graphmem.lifecycle.decay import DEFAULT_CURVES
-    from graphmem.options import RecallOptions
+    from graphmem.base.decay import DEFAULT_CURVES
+    from graphmem.base.options import RecallOptions
 
     steep = GraphMem(mem.settings.model_copy(update={"decay_preset": "seed-000"}),
                      embedder=mem.embedder, store=mem.ops.core.store)

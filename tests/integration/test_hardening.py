@@ -16,12 +16,12 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import InputError, Neo4jBusy, Neo4jUnavailable
+from graphmem.base.settings import Settings
 from graphmem.cli import app
-from graphmem.errors import InputError, Neo4jBusy, Neo4jUnavailable
 from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.read import keywords
-from graphmem.settings import Settings
 from graphmem.write import ingest
 
 #: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.

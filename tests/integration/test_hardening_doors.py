@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from test_service import Service, svc  # noqa: F401 (a fixture)
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 from graphmem.mcp import build
 
 

@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import InputError
+from graphmem.base.types import MAX_QUERY_CHARS
 from graphmem.cli import app
-from graphmem.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.lifecycle.summarize import extractive
-from graphmem.types import MAX_QUERY_CHARS
 
 SCALE = float(os.environ.get("GRAPHMEM_HARDENING_SCALE", "1"))
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

@@ -33,12 +33,12 @@ from hypothesis import strategies as st
 from test_warm import warm_env  # noqa: F401 (a fixture)
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import InputError, NotFoundError
+from graphmem.base.options import SHORT_NAMES, STORE_KNOBS, RecallOptions, store_knobs
+from graphmem.base.settings import Settings
 from graphmem.bench.door import command
-from graphmem.errors import InputError, NotFoundError
 from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
-from graphmem.options import SHORT_NAMES, STORE_KNOBS, RecallOptions, store_knobs
-from graphmem.settings import Settings
 
 SCALE = float(os.environ.get("GRAPHMEM_HARDENING_SCALE", "1"))
 
@@ -818,9 +818,9 @@ def test_ids_that_look_like_versions_are_refused_exactly_at_every_door(
     import anyio
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from graphmem.base.types import VERSION_ID
     from graphmem.integrations.langgraph import GraphMemStore
     from graphmem.mcp import build
-    from graphmem.types import VERSION_ID
 
     hardening.inputs += 1
     mem = service.mem
@@ -867,7 +867,7 @@ def test_ids_that_look_like_versions_are_refused_exactly_at_every_door(
 def two_models(schema_ready: Settings, embedder) -> Iterator[list[GraphMem]]:
     """Two processes' views of one server: this run's model and another, each with a
     store of its own (nothing one keeps is the other's)."""
-    from graphmem.embedding import models
+    from graphmem.base import models
 
     other = (models.MINILM.name if models.find(embedder.name) is not models.MINILM
              else models.E5_SMALL_V2_Q.name)
@@ -890,7 +890,7 @@ def test_two_models_across_processes_never_share_a_scope(two_models, ops, harden
     """Whatever two processes of different models do to one scope, in any order, the
     scope's recorded model made every vector it holds, and each call either works or is
     refused for the other model (a ConfigError), as the recorded model says."""
-    from graphmem.errors import ConfigError
+    from graphmem.base.errors import ConfigError
     from graphmem.graph import scope_model
 
     hardening.inputs += 1
@@ -962,7 +962,7 @@ def test_two_models_across_processes_never_share_a_scope(two_models, ops, harden
 
 def _tried(act: Any) -> Any:
     """`act()`, or None where it was refused for the other model."""
-    from graphmem.errors import ConfigError
+    from graphmem.base.errors import ConfigError
 
     try:
         return act()

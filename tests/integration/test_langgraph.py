@@ -22,7 +22,7 @@ from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 from graphmem.integrations.langgraph import GraphMemStore, escape, unescape
 
 NAMESPACES = [("users", "alice", "memories"), ("users", "bob", "memories"),

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError, NotFoundError
+from graphmem.base.errors import InputError, NotFoundError
 from graphmem.graph.store import Store
 from graphmem.lifecycle.maintenance import SweepOptions
 
@@ -100,7 +100,7 @@ def test_a_sweep_cut_short_is_finished_by_the_next_without_double_counting(
         mem: GraphMem, store: Store) -> None:
     at(mem, 0).remember([{"id": f"n{i}", "text": f"Standup note {i}: the {w} is done"}
                          for i, w in enumerate(["parser", "linter", "bundler", "tracer"])])
-    from graphmem.lifecycle.decay import cypher_params
+    from graphmem.base.decay import cypher_params
     at(mem, 400)
     # The first transactions of a sweep's cooling step ran, then it was cut short.
     store.autocommit("maintenance/cool", scope=mem.settings.scope, now=mem.now(),

@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 
 TOOLS = {"memory_store", "memory_recall", "memory_update", "memory_forget",
          "memory_consolidate", "memory_feedback", "memory_context"}
@@ -247,9 +247,9 @@ def test_an_argument_a_tool_does_not_take_is_refused_by_name(mem: GraphMem) -> N
 def test_every_door_takes_the_same_defaults_and_bounds(mem: GraphMem) -> None:
     # MCP's recall took 1-50 (default 8), every other door 1-1000 (default 10); context
     # tokens 100-4,000 against 50-100,000; session and entity lists 200 against 1,000.
-    from graphmem import vocabulary as v
+    from graphmem.base import vocabulary as v
+    from graphmem.base.options import RecallOptions
     from graphmem.mcp import build
-    from graphmem.options import RecallOptions
 
     async def schemas() -> dict[str, dict]:
         return {t.name: t.input_schema["properties"]

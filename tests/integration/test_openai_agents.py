@@ -16,9 +16,9 @@ from agents import Agent, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from graphmem.api import GraphMem
+from graphmem.base.errors import InputError
 from graphmem.bench import ModeScores
 from graphmem.bench.slots import slot_recall
-from graphmem.errors import InputError
 from graphmem.integrations.openai_agents import GraphMemSession, memory_tools
 from graphmem.write.records import Numbered
 
@@ -95,7 +95,7 @@ def test_a_conversation_through_sessions_recalls_as_its_transcript(
 
 
 def test_a_session_id_that_is_not_unicode_is_refused_as_input(mem: GraphMem) -> None:
-    from graphmem.errors import InputError
+    from graphmem.base.errors import InputError
 
     with pytest.raises(InputError, match="surrogate") as refused:
         GraphMemSession("chat-\ud800", mem)

@@ -16,7 +16,7 @@ import neo4j
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import Neo4jUnavailable
+from graphmem.base.errors import Neo4jUnavailable
 from graphmem.graph import retry
 
 PLACES = ["the Oslo office", "the Lisbon warehouse", "the Osaka lab", "the Quito depot",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.lifecycle.packs import to_line
 

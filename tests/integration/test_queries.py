@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.clock import utcnow
-from graphmem.embedding import models
+from graphmem.base import models
+from graphmem.base.clock import utcnow
+from graphmem.base.options import RecallOptions
 from graphmem.graph import queries
 from graphmem.graph.store import Store
-from graphmem.options import RecallOptions
 from graphmem.read import candidates
 from graphmem.read.plan import EARLIEST, LATEST, RecallPlan
 
@@ -95,7 +95,7 @@ def test_a_hard_forget_reads_as_much_in_a_big_scope_as_in_a_small_one(
     the scope's index (629 hits against 59 on 5.26 in one CI run, 645 against 75 on
     2026). The forget of a memory whose entity goes (so the scope's reflections are
     looked for too) costs the same in a scope of 10 and of 200."""
-    from graphmem.clock import utcnow
+    from graphmem.base.clock import utcnow
 
     def hits(scope: str, n: int) -> int:
         # Only k1 names someone: its entity goes with it, so the scope's reflections are

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 from graphmem.graph.store import Store
 
 #: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
@@ -133,7 +133,7 @@ def test_context_is_type_budgeted_and_under_600_tokens(mem: GraphMem) -> None:
 
 
 def test_cypher_and_python_agree_on_retention(mem: GraphMem) -> None:
-    from graphmem.lifecycle.decay import DEFAULT_CURVES, retention
+    from graphmem.base.decay import DEFAULT_CURVES, retention
 
     created = datetime(2023, 3, 1, tzinfo=UTC)
     mem.remember([{"id": f"r-{kind}", "kind": kind, "importance": 0.8, "confidence": 0.3,

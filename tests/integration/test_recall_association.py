@@ -7,7 +7,7 @@ import pytest
 from test_recall import ids
 
 from graphmem.api import GraphMem
-from graphmem.types import QUERY
+from graphmem.base.types import QUERY
 
 #: Also run on Neo4j 2026 by .ci/run: this file meets what differs between the lines.
 pytestmark = pytest.mark.line2026

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 from graphmem.graph.store import Store
 from graphmem.write import records as rec
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.base.settings import Settings
 from graphmem.embedding.chosen import from_settings
 from graphmem.embedding.embedders import Embedder
 from graphmem.embedding.remote import EmbeddingUnavailable, RemoteEmbedder
 from graphmem.graph.store import Store
-from graphmem.settings import Settings
 
 
 def test_remember_and_recall_through_an_embeddings_endpoint(

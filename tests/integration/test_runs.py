@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
-from graphmem.errors import GraphmemError
+from graphmem.base.errors import GraphmemError
+from graphmem.base.types import MemoryIn
 from graphmem.graph.store import Store
-from graphmem.types import MemoryIn
 from graphmem.write import runs
 from graphmem.write.records import Numbered
 
@@ -152,7 +152,7 @@ def test_a_run_that_fails_part_way_leaves_the_scope_as_it_was(mem: GraphMem, sto
 WRITER = """
     import sys
     from graphmem.api import GraphMem
-    from graphmem.types import MemoryIn
+    from graphmem.base.types import MemoryIn
     from graphmem.write.records import Numbered
     mem = GraphMem()
     texts = [f"Turn {i} of the long planning call: item {i * 7919 % 1000}" for i in range(3000)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import Neo4jUnavailable, SchemaMismatch
+from graphmem.base.errors import Neo4jUnavailable, SchemaMismatch
 from graphmem.graph import schema
 from graphmem.graph.store import Store
 

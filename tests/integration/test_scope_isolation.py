@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.api import GraphMem
+from graphmem.base.settings import Settings
 from graphmem.embedding.embedders import Embedder
 from graphmem.graph.store import Store
-from graphmem.settings import Settings
 
 _WORDS = ["piano", "recital", "lisbon", "friday", "deploy", "freeze", "release", "tram",
           "river", "museum", "pastry", "office", "approval", "flight", "scales", "lesson"]

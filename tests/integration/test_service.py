@@ -21,10 +21,10 @@ import pytest
 import uvicorn
 
 from graphmem.api import GraphMem
+from graphmem.base.settings import Settings
 from graphmem.bench.proxy import TcpProxy
 from graphmem.embedding.embedders import Embedder
 from graphmem.service.app import Limits, create_app
-from graphmem.settings import Settings
 
 SECRET = "The vault code of the other tenant is 7741"
 
@@ -791,7 +791,7 @@ def test_the_service_waits_out_a_server_gone_for_seconds(
 
 
 def test_a_query_too_long_names_the_field_query(svc: Service) -> None:
-    from graphmem.types import MAX_QUERY_CHARS
+    from graphmem.base.types import MAX_QUERY_CHARS
 
     done = svc.call("POST", "/v1/recall", svc.token_a, json={"query": "x" * (MAX_QUERY_CHARS + 1)})
     assert done.status_code == 400 and "'query'" in done.json()["error"], done.text

@@ -7,7 +7,7 @@ import threading
 import time
 
 from graphmem.api import GraphMem
-from graphmem.errors import GraphmemError, Neo4jBusy
+from graphmem.base.errors import GraphmemError, Neo4jBusy
 from graphmem.graph.store import Store, translate_errors
 
 

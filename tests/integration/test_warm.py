@@ -106,7 +106,7 @@ def test_after_a_reembed_elsewhere_warm_calls_answer_as_cold_ones(
     """The warm process read a scope's model before another process moved the scope: a
     call with the new model works, one with the old is refused, each as it would be on
     its own (issue 73: the warm process kept the model it had read)."""
-    from graphmem.embedding import models
+    from graphmem.base import models
 
     own = models.find(mem.embedder.name)
     other = models.MINILM if own is not models.MINILM else models.E5_SMALL_V2_Q

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from graphmem.api import GraphMem
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
+from graphmem.base.types import WriteReport
 from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
-from graphmem.types import WriteReport
 from graphmem.write import formats
 from graphmem.write.links import SessionVectors
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphmem.clock import EPOCH, MAX_TIME, MIN_TIME, from_epoch_us
+from graphmem.base.clock import EPOCH, MAX_TIME, MIN_TIME, from_epoch_us
 
 
 def test_epoch_microseconds_name_the_instant_on_both_sides_of_1970() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphmem.lifecycle.decay import DEFAULT_CURVES, PRESETS, STEEP_CURVES, Curve, retention
+from graphmem.base.decay import DEFAULT_CURVES, PRESETS, STEEP_CURVES, Curve, retention
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

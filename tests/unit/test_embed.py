@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphmem.base.errors import ConfigError, InputError
 from graphmem.embedding import embedders as embed_module
 from graphmem.embedding.embedders import Embedder, Given
 from graphmem.embedding.export import resolve_model
 from graphmem.embedding.runtime import checksum, export_key, prune, tokenizer_of
-from graphmem.errors import ConfigError, InputError
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem.errors import ConfigError
+from graphmem.base.errors import ConfigError
 from graphmem.graph.keys import entity_prefix
 from graphmem.read.association import query_entities
 from graphmem.write.extract import RuleExtractor, load_extractor, subject

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 from graphmem.write import formats
 from graphmem.write.records import Collector
 

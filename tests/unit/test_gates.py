@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.knobs import check_scope
-from graphmem.write.gates import secret_reason, shannon_entropy, signal_reason
+from graphmem.base.gates import secret_reason, shannon_entropy, signal_reason
+from graphmem.base.knobs import check_scope
 
 SECRETS = {
     "AWS access key id": "deploy with AKIAIOSFODNN7EXAMPLE please",

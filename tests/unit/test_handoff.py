@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import handoff
+from graphmem.base import handoff
 
 
 @pytest.mark.parametrize(("argv", "handed"), [

@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphmem.errors import InputError
-from graphmem.types import MAX_INT
+from graphmem.base.errors import InputError
+from graphmem.base.gates import secret_reason, shown
+from graphmem.base.types import MAX_INT
 from graphmem.write import plan as planning
 from graphmem.write.extract import RuleExtractor
-from graphmem.write.gates import secret_reason, shown
 from graphmem.write.records import Collector, Numbered, parse_records, validate
 
 SCALE = float(os.environ.get("GRAPHMEM_HARDENING_SCALE", "1"))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.errors import ServerError
+from graphmem.base.errors import ServerError
 from graphmem.graph import jars, server
 
 
@@ -188,7 +188,7 @@ def test_status_exits_3_when_the_server_does_not_run(tmp_path: Path) -> None:
 
 
 def test_a_home_of_one_line_is_not_opened_by_the_other(tmp_path: Path) -> None:
-    from graphmem.settings import load_settings
+    from graphmem.base.settings import load_settings
 
     home = tmp_path / "home"
     home.mkdir()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from graphmem.lifecycle.decay import DEFAULT_CURVES, STEEP_CURVES, Curve
+from graphmem.base.decay import DEFAULT_CURVES, STEEP_CURVES, Curve
+from graphmem.base.settings import Settings
 from graphmem.lifecycle.edits import ECHO, FIZZLE
 from graphmem.lifecycle.maintenance import SweepOptions
 from graphmem.lifecycle.summarize import extractive as summary
-from graphmem.settings import Settings
 
 
 def test_summary_is_extractive_deterministic_and_bounded() -> None:

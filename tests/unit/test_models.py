@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphmem.embedding import models
+from graphmem.base import models
+from graphmem.base.settings import load_settings
 from graphmem.embedding.runtime import pool
-from graphmem.settings import load_settings
 
 
 def test_every_registered_model_says_where_it_comes_from_and_its_numbers() -> None:
@@ -52,8 +52,8 @@ def test_pooling_reads_only_a_texts_own_tokens() -> None:
 
 @pytest.mark.parametrize("name", ["e5-small-v2-q", "bge-small-en-v1.5"])
 def test_fetched_models_run_on_onnx_runtime_on_the_cpu_only(name: str) -> None:
+    from graphmem.base.errors import ConfigError
     from graphmem.embedding import chosen
-    from graphmem.errors import ConfigError
 
     with pytest.raises(ConfigError, match="ONNX Runtime"):
         chosen.from_settings(load_settings(embedding_model=name, embedding_runtime="torch"))

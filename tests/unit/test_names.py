@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 from graphmem.integrations.names import escape, scope_of, unescape
 
 #: Every code point class, surrogates (Cs) included, which the default leaves out.

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphmem.lifecycle.decay import DEFAULT_CURVES
+from graphmem.base.decay import DEFAULT_CURVES
 from graphmem.read import rank
 from graphmem.read.answer import path as answer_path
 from graphmem.read.fusion import Candidate, Fusing

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.errors import InputError
-from graphmem.options import GROUPS, SHORT_NAMES, RecallOptions, parse
+from graphmem.base.errors import InputError
+from graphmem.base.options import GROUPS, SHORT_NAMES, RecallOptions, parse
 
 
 def test_a_short_name_lands_in_its_group() -> None:
@@ -63,8 +63,8 @@ def test_the_typed_keywords_are_exactly_the_options() -> None:
     # drift from the options they stand for.
     import inspect
 
+    from graphmem.base.options import RecallSettings, WriteSettings
     from graphmem.operations import Operations
-    from graphmem.options import RecallSettings, WriteSettings
 
     assert set(RecallSettings.__annotations__) == set(RecallOptions.model_fields) | set(
         SHORT_NAMES)

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from graphmem.clock import utcnow
-from graphmem.embedding.models import MINILM
-from graphmem.options import RecallOptions
+from graphmem.base.clock import utcnow
+from graphmem.base.models import MINILM
+from graphmem.base.options import RecallOptions
 from graphmem.read.candidates import DEPTH_REUSE, MARGIN, DepthCache, deeper
 from graphmem.read.plan import EXACT_DEPTH, RecallPlan
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem.errors import InputError
-from graphmem.types import MAX_TEXT_CHARS, MemoryIn, canonical_kind
+from graphmem.base.errors import InputError
+from graphmem.base.types import MAX_TEXT_CHARS, MemoryIn, canonical_kind
 from graphmem.write import plan as planning
 from graphmem.write import records
 
@@ -180,7 +180,7 @@ def test_skip_invalid_collects_every_bad_record() -> None:
 
 
 def test_a_memory_deleted_while_a_read_met_it_is_passed_over() -> None:
-    from graphmem.read.rows import to_memories
+    from graphmem.base.rows import to_memories
 
     kept = {"memory": {"id": "m1", "text": "The cache is Redis", "scope": "s",
                        "kind": "semantic"}, "sessions": [], "entities": [], "supersedes": []}

@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from graphmem.base.options import RecallOptions
+from graphmem.base.types import Hit
 from graphmem.embedding.embedders import Embedder
-from graphmem.options import RecallOptions
 from graphmem.read import reinforcement
-from graphmem.types import Hit
 
 
 class Counting:

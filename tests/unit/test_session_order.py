@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from graphmem.options import WriteOptions
-from graphmem.types import MemoryIn
+from graphmem.base.options import WriteOptions
+from graphmem.base.types import MemoryIn
 from graphmem.write.links import arrivals
 from graphmem.write.plan import Row, resolve
 from graphmem.write.records import Numbered

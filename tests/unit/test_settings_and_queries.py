@@ -10,9 +10,9 @@ import neo4j
 import neo4j.time
 import pytest
 
-from graphmem.errors import ConfigError, InputError
+from graphmem.base.errors import ConfigError, InputError
+from graphmem.base.settings import load_settings
 from graphmem.graph import jars, queries, retry, server, store
-from graphmem.settings import load_settings
 
 
 def test_neo4j_variables_and_graphmem_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,7 +174,7 @@ def test_a_transaction_out_of_memory_is_not_retried_and_says_what_helps(code: st
     and ended in "run it again": the same input needs the same memory again."""
     import neo4j.exceptions as nx
 
-    from graphmem.errors import Neo4jBusy
+    from graphmem.base.errors import Neo4jBusy
 
     settings = load_settings()
     e = nx.Neo4jError._hydrate_neo4j(code=code, message="The allocation of an extra 2.0 MiB "

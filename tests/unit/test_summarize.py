@@ -7,7 +7,8 @@ import socket
 
 import pytest
 
-from graphmem.errors import ConfigError
+from graphmem.base.errors import ConfigError
+from graphmem.base.settings import load_settings
 from graphmem.lifecycle.summarize import (
     MAX_CHARS,
     ChatSummarizer,
@@ -15,7 +16,6 @@ from graphmem.lifecycle.summarize import (
     SummaryError,
     from_settings,
 )
-from graphmem.settings import load_settings
 
 TEXTS = ["Priya reviewed the plan. It was long.", "Priya asked for load tests!"]
 

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
+from graphmem.base.options import WriteOptions
+from graphmem.base.types import MemoryIn
 from graphmem.embedding.runtime import Together
-from graphmem.options import WriteOptions
-from graphmem.types import MemoryIn
 from graphmem.write import group
 from graphmem.write.plan import Row, resolve
 from graphmem.write.records import Numbered

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 import pytest
 
 from graphmem.api import GraphMem
+from graphmem.base.settings import Settings
 from graphmem.embedding.embedders import Embedder
 from graphmem.integrations.langgraph import GraphMemStore
-from graphmem.settings import Settings
 
 
 class Stores:

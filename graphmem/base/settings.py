@@ -18,9 +18,10 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from graphmem.embedding import models
-from graphmem.errors import ConfigError, InputError
-from graphmem.knobs import (  # the write path's knobs and the scope rule, defined there
+from graphmem.base import models
+from graphmem.base.decay import PRESETS, Curve
+from graphmem.base.errors import ConfigError, InputError
+from graphmem.base.knobs import (  # the write path's knobs and the scope rule, defined there
     CHUNK_ROWS,
     SYNAPTIC_MAX_LINKS,
     WRITE_BATCH_SIZE,
@@ -31,7 +32,6 @@ from graphmem.knobs import (  # the write path's knobs and the scope rule, defin
     SynapticThreshold,
     check_scope,
 )
-from graphmem.lifecycle.decay import PRESETS, Curve
 
 #: Seconds a read or write is retried for, by default: the driver's own default for its
 #: managed transactions; a Raft leader election takes 7-9 s.
@@ -97,7 +97,7 @@ class Settings(BaseSettings):
     session: str | None = None
 
     # The write path's knobs (defined above, with their meaning).
-    #: None: the embedding model's own (graphmem.embedding.models), for the model that embeds.
+    #: None: the embedding model's own (graphmem.base.models), for the model that embeds.
     dedup_threshold: DedupThreshold | None = None
     synaptic_threshold: SynapticThreshold | None = None
     synaptic_max_links: SynapticLinks = SYNAPTIC_MAX_LINKS
@@ -206,7 +206,7 @@ class Settings(BaseSettings):
     @field_validator("decay")
     @classmethod
     def _decay_kinds(cls, value: dict[str, Curve]) -> dict[str, Curve]:
-        from graphmem.vocabulary import KINDS
+        from graphmem.base.vocabulary import KINDS
 
         unknown = sorted(set(value) - set(KINDS))
         if unknown:

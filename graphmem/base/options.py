@@ -9,9 +9,11 @@ from typing import Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from graphmem.clock import as_utc
-from graphmem.errors import invalid
-from graphmem.knobs import (
+from graphmem.base.clock import as_utc
+from graphmem.base.decay import DEFAULT_CURVES, Curve
+from graphmem.base.errors import invalid
+from graphmem.base.gates import secret_reason, shown
+from graphmem.base.knobs import (
     CHUNK_ROWS,
     DEDUP_THRESHOLD,
     SYNAPTIC_MAX_LINKS,
@@ -24,9 +26,8 @@ from graphmem.knobs import (
     SynapticThreshold,
     check_scope,
 )
-from graphmem.lifecycle.decay import DEFAULT_CURVES, Curve
-from graphmem.types import SESSION_NAME, canonical_kind
-from graphmem.vocabulary import (
+from graphmem.base.types import SESSION_NAME, canonical_kind
+from graphmem.base.vocabulary import (
     HUB_LIMIT,
     KIND_ALIASES,
     KINDS,
@@ -35,12 +36,11 @@ from graphmem.vocabulary import (
     TOP_K,
     VISIBILITIES,
 )
-from graphmem.write.gates import secret_reason, shown
 
 MAX_HOPS = 2
 MODES = ("hybrid", "vector", "keyword", "exact")
 Mode = Literal["hybrid", "vector", "keyword", "exact"]
-#: A kind, or an alias every door takes (fact, rule, …: graphmem.vocabulary.KIND_ALIASES).
+#: A kind, or an alias every door takes (fact, rule, …: graphmem.base.vocabulary.KIND_ALIASES).
 KindOrAlias = Literal[(*KINDS, *KIND_ALIASES)]  # type: ignore[valid-type]
 
 M = TypeVar("M", bound=BaseModel)
@@ -235,7 +235,7 @@ class RecallOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     # What a door shows of each (its help, bounds and choices) is declared here, once
-    # (graphmem.verbs).
+    # (graphmem.base.verbs).
     mode: Mode = Field("hybrid", description="hybrid (default) unless you need exact words.")
     top_k: int = Field(TOP_K, ge=1, le=MAX_TOP_K, description="How many memories.")
     hops: int = Field(2, ge=0, le=MAX_HOPS,
@@ -347,7 +347,7 @@ class WriteOptions(BaseModel):
     signal_gate: bool = True
     #: Write records whose id or text a hard forget removed (refused otherwise).
     allow_forgotten: bool = False
-    # The write path's knobs, as configured (graphmem.settings defines them once).
+    # The write path's knobs, as configured (graphmem.base.settings defines them once).
     batch_size: BatchSize = WRITE_BATCH_SIZE
     chunk_rows: ChunkRows = CHUNK_ROWS
     dedup_threshold: DedupThreshold = DEDUP_THRESHOLD

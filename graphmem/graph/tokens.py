@@ -18,9 +18,9 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from graphmem.errors import InputError, NotFoundError
+from graphmem.base.errors import InputError, NotFoundError
+from graphmem.base.settings import valid_scope
 from graphmem.graph.store import Store
-from graphmem.settings import valid_scope
 
 _TOKEN = re.compile(r"gm_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")
 #: How many scopes one token may name.

@@ -12,8 +12,8 @@ from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graphmem.errors import invalid
-from graphmem.vocabulary import (
+from graphmem.base.errors import invalid
+from graphmem.base.vocabulary import (
     AGENT_KIND,
     AGENT_SOURCE,
     CONTEXT_TOKENS,

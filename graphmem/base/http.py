@@ -8,7 +8,7 @@ import copy
 import socket
 from typing import Any
 
-from graphmem.errors import InputError
+from graphmem.base.errors import InputError
 
 #: The addresses a server may listen on without credentials.
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})

@@ -9,7 +9,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from graphmem.errors import GraphmemError
+from graphmem.base.errors import GraphmemError
 
 
 def post(url: str, body: dict[str, Any], *, api_key: str | None, timeout: float,

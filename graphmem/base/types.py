@@ -16,10 +16,10 @@ from pydantic import (
     field_validator,
 )
 
-from graphmem.clock import as_utc
-from graphmem.knobs import check_scope
-from graphmem.vocabulary import KIND_ALIASES, KINDS
-from graphmem.write.gates import shown
+from graphmem.base.clock import as_utc
+from graphmem.base.gates import shown
+from graphmem.base.knobs import check_scope
+from graphmem.base.vocabulary import KIND_ALIASES, KINDS
 
 MAX_TEXT_CHARS = 20_000
 #: The longest query recall takes. The embedding model reads its first 256 word pieces
@@ -106,7 +106,7 @@ class MemoryIn(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     # What a door shows of each (its help and bounds) is declared here, once
-    # (graphmem.verbs).
+    # (graphmem.base.verbs).
     id: MemoryId | None = None
     text: str = Field(description="One self-contained statement to remember.")
     kind: Kind = Field("episodic", description=(

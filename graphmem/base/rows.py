@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
-from graphmem.types import Hit, MemoryOut, PathStep
+from graphmem.base.types import Hit, MemoryOut, PathStep
 
 #: A memory's facts as recall's queries project them (cypher/fragments/rank_facts).
 Facts = dict[str, Any]

@@ -1,6 +1,6 @@
 """The write path's knobs (each with its default and bounds, defined once) and the rule a
 scope name keeps: Settings reads the knobs from the environment, WriteOptions
-(graphmem.options) carries them into one write. Apart from graphmem.settings so that what
+(graphmem.base.options) carries them into one write. Apart from graphmem.base.settings so that what
 only checks values (the CLI's declared options, say) does not load the settings
 machinery."""
 
@@ -11,11 +11,11 @@ from typing import Annotated
 
 from pydantic import Field
 
-from graphmem.embedding import models
-from graphmem.write.gates import credential_reason, shown
+from graphmem.base import models
+from graphmem.base.gates import credential_reason, shown
 
 #: Cosine at or above which a new text confirms an existing memory.
-#: Each model has its own (graphmem.embedding.models), which the write path takes unless these are
+#: Each model has its own (graphmem.base.models), which the write path takes unless these are
 #: set; these constants are MiniLM's, for a model the registry does not know.
 DedupThreshold = Annotated[float, Field(gt=0.0, le=1.0)]
 DEDUP_THRESHOLD = models.MINILM.dedup_threshold

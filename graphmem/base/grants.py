@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.errors import Forbidden, InputError
-from graphmem.options import store_knobs
-from graphmem.write.gates import shown
+from graphmem.base.errors import Forbidden, InputError
+from graphmem.base.gates import shown
+from graphmem.base.options import store_knobs
 
 
 def may_write(read_only: bool) -> None:
