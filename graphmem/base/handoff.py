@@ -102,7 +102,7 @@ def private_folder() -> Path | None:
 def code_stamp() -> str:
     """What names a warm process: this Python, graphmem's place and version, and the
     modification times of its code and queries, so a changed graphmem gets a new one."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # graphmem/, not base/
     parts = [sys.executable, str(package)]
     for root in (package, package.parent / "cypher"):
         if root.is_dir():

@@ -69,15 +69,19 @@ def test_a_call_with_nothing_listening_runs_here(tmp_path: Path,
 
 
 def test_the_code_stamp_changes_with_graphmems_code(tmp_path: Path) -> None:
+    # Any module of the package and any query, not only the hand-off's own folder.
+    from graphmem.graph.queries import cypher_dir
+    from graphmem.read import rank
+
     before = handoff.code_stamp()
-    module = Path(handoff.__file__)
-    stamp = module.stat().st_mtime_ns
-    try:
-        os.utime(module, ns=(stamp + 10**9, stamp + 10**9))
-        assert handoff.code_stamp() != before
-    finally:
-        os.utime(module, ns=(stamp, stamp))
-    assert handoff.code_stamp() == before
+    for changed in (Path(rank.__file__), cypher_dir() / "recall" / "retrieve.cypher"):
+        stamp = changed.stat().st_mtime_ns
+        try:
+            os.utime(changed, ns=(stamp + 10**9, stamp + 10**9))
+            assert handoff.code_stamp() != before, changed
+        finally:
+            os.utime(changed, ns=(stamp, stamp))
+        assert handoff.code_stamp() == before
 
 
 def test_the_warm_process_starts_with_no_secret_and_no_python_path() -> None:
