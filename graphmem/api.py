@@ -126,10 +126,14 @@ class GraphMem:
         What it returns is reinforced in the background (see `flush`), unless
         `reinforce=False`.
         """
-        base = options.model_dump() if options else {}
-        if options is None or "decay" not in options.model_fields_set:
-            base["decay"] = self.settings.decay_table()  # the configured curves stand
-        opts = parse(RecallOptions, {**base, **settings})
+        if options is not None and not settings:  # checked already: not parsed again
+            opts = options if "decay" in options.model_fields_set else options.model_copy(
+                update={"decay": self.settings.decay_table()})  # the configured curves
+        else:
+            base = options.model_dump() if options else {}
+            if options is None or "decay" not in options.model_fields_set:
+                base["decay"] = self.settings.decay_table()
+            opts = parse(RecallOptions, {**base, **settings})
         now = self.now()
         target = self._core.scope(scope)
         result = retrieval.recall(self._core.store, self.embedder, query, scope=target, now=now,

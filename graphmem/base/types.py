@@ -12,6 +12,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    WithJsonSchema,
     computed_field,
     field_validator,
 )
@@ -31,11 +32,12 @@ MAX_QUERY_CHARS = 4_000
 Kind = Literal["episodic", "semantic", "procedural", "core", "heuristic", "reflection"]
 Source = Literal["user", "agent", "import", "consolidation", "reflection"]
 Visibility = Literal["public", "private"]
-Scalar = str | int | float | bool
+#: Neo4j stores integers in 64 bits (`meta_value` holds a value to it; the schema says so).
+MAX_INT = 2**63 - 1
+Scalar = str | Annotated[int, WithJsonSchema(
+    {"type": "integer", "minimum": -MAX_INT - 1, "maximum": MAX_INT})] | float | bool
 #: A metadata value; None removes the key (on update) or leaves it out (on create).
 MetaValue = Scalar | list[Scalar] | None
-#: Neo4j stores integers in 64 bits.
-MAX_INT = 2**63 - 1
 MAX_META_STRING = 10_000
 MAX_META_LIST = 1_000
 MemoryId = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^\s]+$")]

@@ -4,24 +4,18 @@ grant for the scope it names (`graphmem.base.grants`) before it reaches the stor
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validator
 
 from graphmem.api import GraphMem
 from graphmem.base import grants
 from graphmem.base.errors import InputError
 from graphmem.base.options import RecallOptions, parse
-from graphmem.base.types import MAX_QUERY_CHARS, RecallResult, WriteReport
-from graphmem.base.verbs import agent_written
-from graphmem.base.vocabulary import (
-    CONTEXT_TOKENS,
-    CONTEXT_TOP,
-    ENTITIES,
-    SESSION_TURNS,
-)
+from graphmem.base.types import MAX_QUERY_CHARS, MemoryIn, MetaValue, RecallResult, WriteReport
+from graphmem.base.verbs import ContextArgs, EntitiesArgs, SessionArgs, agent_written
 from graphmem.graph import tokens
 from graphmem.service.admission import Granted, Limits, ServiceError
 
@@ -62,11 +56,26 @@ def _surrogate(value: Any, where: str = "") -> str | None:
     return None
 
 
+# A field typed `SkipValidation[...]` is declared with the verb's own model, so the OpenAPI
+# schema shows its fields and bounds, and is checked once: where the facade checks every
+# door's call (with its one-line errors naming the record and field), not here as well.
+
+
+def _no_decay(schema: dict[str, Any]) -> None:
+    schema["properties"].pop("decay", None)
+
+
+class ServiceRecallOptions(RecallOptions):
+    """RecallOptions as the service takes them: the decay curves are its configuration."""
+
+    model_config = ConfigDict(json_schema_extra=_no_decay, title="RecallOptions")
+
+
 class RememberBody(_Body):
     """One text, or records (MemoryIn fields), stored as one all-or-nothing batch."""
 
     text: str | None = None
-    records: list[dict[str, Any]] | None = None
+    records: list[SkipValidation[MemoryIn]] | None = None
     session: str | None = None
     kind: str | None = None
     visibility: str | None = None
@@ -76,7 +85,7 @@ class RecallBody(_Body):
     """A query and any RecallOptions field (mode, top_k, hops, layers, filters, …)."""
 
     query: str = Field(max_length=MAX_QUERY_CHARS)
-    options: dict[str, Any] = {}
+    options: Annotated[SkipValidation[ServiceRecallOptions], Field(default_factory=dict)]
 
 
 class UpdateBody(_Body):
@@ -87,7 +96,7 @@ class UpdateBody(_Body):
     kind: str | None = None
     importance: float | None = None
     tags: list[str] | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: dict[str, SkipValidation[MetaValue]] | None = None
 
 
 class ForgetBody(_Body):
@@ -108,6 +117,13 @@ class FeedbackBody(_Body):
 
     id: str
     used: bool
+
+
+def bounded(model: type[BaseModel], name: str) -> Any:
+    """A query parameter as `model` declares field `name`: its default, bounds and help."""
+    f = model.model_fields[name]
+    bounds = {k: getattr(m, k) for m in f.metadata for k in ("ge", "le") if hasattr(m, k)}
+    return Query(f.default, description=f.description, **bounds)
 
 
 def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
@@ -145,6 +161,8 @@ def _reads(router: APIRouter, mem: GraphMem) -> None:
     def recall(body: RecallBody, g: Granted) -> RecallResult:
         """The memories of the scope (and its permitted layers) that best answer a query."""
         scope = scope_of(g, body.scope)
+        if not isinstance(body.options, dict):
+            raise InputError("an object of recall options", field="options")
         options = dict(body.options)
         for key in options:
             if not RecallOptions.accepts(key) or key == "decay":  # decay: configured
@@ -153,24 +171,25 @@ def _reads(router: APIRouter, mem: GraphMem) -> None:
         checked = parse(RecallOptions, options)  # a wrong type is a 400 naming it
         for layer in checked.layers:
             scope_of(g, layer)
-        return mem.recall(body.query, scope=scope, **options)
+        return mem.recall(body.query, scope=scope, options=checked)
 
     @router.get("/v1/entities")
-    def entities(g: Granted, scope: str | None = None, limit: int = ENTITIES) -> list[Any]:
+    def entities(g: Granted, scope: str | None = None,
+                 limit: int = bounded(EntitiesArgs, "limit")) -> list[Any]:
         """What the scope's memories name, most mentioned first."""
         return [e.model_dump(mode="json")
                 for e in mem.entities(scope=scope_of(g, scope), limit=limit)]
 
     @router.get("/v1/session")
     def session(g: Granted, session: str, scope: str | None = None,
-                last: int = SESSION_TURNS) -> list[Any]:
+                last: int = bounded(SessionArgs, "last")) -> list[Any]:
         """A conversation's last turns, in order."""
         return [m.model_dump(mode="json") for m in
                 mem.session_turns(session, scope=scope_of(g, scope), last=last)]
 
     @router.get("/v1/context")
-    def context(g: Granted, scope: str | None = None, top: int = CONTEXT_TOP,
-                max_tokens: int = CONTEXT_TOKENS) -> dict[str, Any]:
+    def context(g: Granted, scope: str | None = None, top: int = bounded(ContextArgs, "top"),
+                max_tokens: int = bounded(ContextArgs, "max_tokens")) -> dict[str, Any]:
         """The tiered load: L0 (counts per kind) and L1 (the best memories, budgeted)."""
         return mem.context(scope=scope_of(g, scope), top=top,
                            max_tokens=max_tokens).model_dump(mode="json")
@@ -191,7 +210,10 @@ def _writes(router: APIRouter, mem: GraphMem, limits: Limits) -> None:
         records: list[Any] = ([{"text": body.text}] if body.text is not None
                               else body.records or [])
         for i, r in enumerate(records):
-            if isinstance(r, dict) and r.get("scope") is not None:
+            if not isinstance(r, dict):
+                raise InputError("a record is an object of MemoryIn's fields",
+                                 field=f"records.{i}")
+            if r.get("scope") is not None:
                 scope_of(g, str(r["scope"]), write=True)
                 if r["scope"] != scope:
                     raise InputError("a record's scope must be the request's",

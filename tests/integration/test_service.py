@@ -797,3 +797,64 @@ def test_a_query_too_long_names_the_field_query(svc: Service) -> None:
     assert done.status_code == 400 and "'query'" in done.json()["error"], done.text
     missing = svc.call("POST", "/v1/recall", svc.token_a, json={})
     assert missing.status_code == 400 and "'query'" in missing.json()["error"], missing.text
+
+
+def _integers(node: Any, where: str = "") -> list[tuple[str, dict[str, Any]]]:
+    """Every integer in a JSON schema, with where it stands."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            found.append((where, node))
+        for key, value in node.items():
+            found += _integers(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _integers(value, f"{where}.{i}")
+    return found
+
+
+def _reached(node: Any, components: dict[str, Any],
+             found: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The component schemas `node` refers to, and those they refer to, by name."""
+    found = {} if found is None else found
+    if isinstance(node, dict):
+        if (ref := node.get("$ref")) and (name := ref.rsplit("/", 1)[1]) not in found:
+            found[name] = components[name]
+            _reached(components[name], components, found)
+        for value in node.values():
+            _reached(value, components, found)
+    elif isinstance(node, list):
+        for value in node:
+            _reached(value, components, found)
+    return found
+
+
+def test_the_openapi_schema_declares_every_field_and_bound(svc: Service) -> None:
+    # A generated client sees what each verb takes: recall's options by name (top_k,
+    # mode, filters), a record's fields, and the bounds of every integer a request holds.
+    schema = svc.call("GET", "/openapi.json", None).json()
+    recall = schema["paths"]["/v1/recall"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+    options = schema["components"]["schemas"][recall]["properties"]["options"]
+    assert {"top_k", "mode", "filters", "hops", "fusion"} <= set(options["properties"])
+    assert "decay" not in options["properties"]  # the service's configuration, not a call's
+    assert options["properties"]["top_k"]["maximum"] == 1000
+    remember = schema["components"]["schemas"]["RememberBody"]["properties"]["records"]
+    assert "text" in json.dumps(remember) and "importance" in json.dumps(remember)
+    verbs = [verb for path in schema["paths"].values() for verb in path.values()]
+    bodies = [v["requestBody"] for v in verbs if "requestBody" in v]
+    requests = _reached(bodies, schema["components"]["schemas"])
+    assert {"RecallBody", "RememberBody", "Association"} <= set(requests)
+    integers = _integers(requests) + _integers([v.get("parameters", []) for v in verbs])
+    assert len(integers) > 10
+    unbounded = [where for where, node in integers if "maximum" not in node]
+    assert not unbounded, unbounded
+    # The typed body still answers in the service's words, and checks the options once.
+    odd = svc.call("POST", "/v1/recall", svc.token_a, json={"query": "x", "options": [1]})
+    assert odd.status_code == 400 and odd.json() == {
+        "error": "field 'options': an object of recall options"}
+    odd = svc.call("POST", "/v1/remember", svc.token_a, json={"records": ["a note"]})
+    assert odd.status_code == 400 and "records.0" in odd.json()["error"]
+    ok = svc.call("POST", "/v1/recall", svc.token_a,
+                  json={"query": "ferry", "options": {"top_k": 2, "turn_weight": 0}})
+    assert ok.status_code == 200 and len(ok.json()["hits"]) <= 2
