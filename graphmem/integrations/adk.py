@@ -21,14 +21,13 @@ from google.genai import types
 from graphmem.api import GraphMem
 from graphmem.base.types import META_KEY, Hit, WriteReport
 from graphmem.base.verbs import agent_written
+from graphmem.base.vocabulary import TOP_K
 from graphmem.integrations.names import escape, scope_of
 
 if TYPE_CHECKING:
     from google.adk.events.event import Event
     from google.adk.sessions.session import Session
 
-#: What `search_memory` returns, as ADK's own in-memory service does.
-SEARCH_TOP_K = 10
 #: Event ids looked up at once when a session is added again.
 KNOWN_CHUNK = 100
 
@@ -38,7 +37,7 @@ class GraphMemMemoryService(BaseMemoryService):
     scopes under `root`, `top_k` memories a search."""
 
     def __init__(self, mem: GraphMem | None = None, *, root: str = "adk",
-                 top_k: int = SEARCH_TOP_K) -> None:
+                 top_k: int = TOP_K) -> None:
         self.mem = mem if mem is not None else GraphMem()
         self.root = root
         self.top_k = top_k

@@ -27,6 +27,7 @@ from graphmem.api import GraphMem
 from graphmem.base.errors import InputError
 from graphmem.base.types import META_KEY, Hit
 from graphmem.base.verbs import agent_written
+from graphmem.base.vocabulary import TOP_K
 from graphmem.integrations.names import escape
 
 #: Metadata of a MemoryContent that are the record's own fields, not metadata.
@@ -38,7 +39,7 @@ class GraphMemMemory(Memory):
     `scope` (default: the memory's; `clear` drops it), the `top_k` memories recalled."""
 
     def __init__(self, mem: GraphMem | None = None, *, scope: str | None = None,
-                 top_k: int = 5, name: str = "graphmem") -> None:
+                 top_k: int = TOP_K, name: str = "graphmem") -> None:
         self._own = mem is None
         self.mem = mem if mem is not None else GraphMem()
         self.scope = scope

@@ -17,6 +17,7 @@ from pydantic import ConfigDict, Field
 
 from graphmem.api import GraphMem
 from graphmem.base.types import Hit
+from graphmem.base.vocabulary import TOP_K
 
 
 def document(hit: Hit) -> Document:
@@ -38,7 +39,7 @@ class GraphMemRetriever(BaseRetriever):
 
     mem: GraphMem = Field(default_factory=GraphMem)
     scope: str | None = None
-    top_k: int = 4
+    top_k: int = TOP_K
     mode: str = "hybrid"
     filters: dict[str, list[Any]] = Field(default_factory=dict)
     options: dict[str, Any] = Field(default_factory=dict)

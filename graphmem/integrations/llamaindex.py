@@ -16,6 +16,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import Field
 
 from graphmem.api import GraphMem
+from graphmem.base.vocabulary import TOP_K
 from graphmem.integrations.names import escape
 
 
@@ -29,7 +30,7 @@ class GraphMemBlock(BaseMemoryBlock[str]):
         default="What graphmem recalls for the latest message, from every session.")
     mem: Any = Field(default_factory=GraphMem, exclude=True)
     scope: str | None = None
-    top_k: int = 5
+    top_k: int = TOP_K
 
     async def _aget(self, messages: list[ChatMessage] | None = None,
                     **block_kwargs: Any) -> str:

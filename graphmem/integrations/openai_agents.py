@@ -22,7 +22,7 @@ from graphmem.api import GraphMem
 from graphmem.base.errors import InputError, NotFoundError
 from graphmem.base.gates import secret_reason
 from graphmem.base.types import MAX_META_LIST, MAX_META_STRING, MAX_TEXT_CHARS, MemoryOut
-from graphmem.base.vocabulary import MAX_LISTED
+from graphmem.base.vocabulary import MAX_LISTED, TOP_K
 from graphmem.integrations.names import escape
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def _item(m: MemoryOut) -> TResponseInputItem:
 
 
 def memory_tools(mem: GraphMem | None = None, *, scope: str | None = None,
-                 top_k: int = 5) -> list[FunctionTool]:
+                 top_k: int = TOP_K) -> list[FunctionTool]:
     """`recall_memories` and `remember`, as function tools an agent calls, on `mem`
     (default: a GraphMem from the usual settings) in `scope`."""
     memory = mem if mem is not None else GraphMem()
