@@ -16,22 +16,53 @@ if TYPE_CHECKING:
 
     from graphmem.api import GraphMem
     from graphmem.base.errors import GraphmemError
+    from graphmem.base.options import RecallOptions
     from graphmem.base.settings import Settings, load_settings
-    from graphmem.base.types import Hit, MemoryIn, RecallResult, WriteReport
+    from graphmem.base.types import (
+        DoctorReport,
+        EntityOut,
+        Hit,
+        Link,
+        MemoryIn,
+        MemoryOut,
+        RecallResult,
+        WriteReport,
+    )
+    from graphmem.graph.schema import IndexInfo
+    from graphmem.lifecycle.edits import FeedbackResult, ForgetResult, HistoryEntry, LinkResult
+    from graphmem.lifecycle.maintenance import Overview, SweepOptions, SweepReport
+    from graphmem.read.context import Context
 
 #: Each public name and the module that defines it.
 _PUBLIC = {
     "GraphMem": "graphmem.api",
     "GraphmemError": "graphmem.base.errors",
-    "Hit": "graphmem.base.types",
-    "MemoryIn": "graphmem.base.types",
-    "RecallResult": "graphmem.base.types",
     "Settings": "graphmem.base.settings",
-    "WriteReport": "graphmem.base.types",
     "load_settings": "graphmem.base.settings",
+    "MemoryIn": "graphmem.base.types",
+    "RecallOptions": "graphmem.base.options",
+    "Hit": "graphmem.base.types",
+    "RecallResult": "graphmem.base.types",
+    "WriteReport": "graphmem.base.types",
+    "MemoryOut": "graphmem.base.types",
+    "EntityOut": "graphmem.base.types",
+    "Link": "graphmem.base.types",
+    "DoctorReport": "graphmem.base.types",
+    "Context": "graphmem.read.context",
+    "FeedbackResult": "graphmem.lifecycle.edits",
+    "ForgetResult": "graphmem.lifecycle.edits",
+    "HistoryEntry": "graphmem.lifecycle.edits",
+    "LinkResult": "graphmem.lifecycle.edits",
+    "Overview": "graphmem.lifecycle.maintenance",
+    "SweepOptions": "graphmem.lifecycle.maintenance",
+    "SweepReport": "graphmem.lifecycle.maintenance",
+    "IndexInfo": "graphmem.graph.schema",
 }
-__all__ = ["GraphMem", "GraphmemError", "Hit", "MemoryIn", "RecallResult", "Settings",
-           "WriteReport", "load_settings"]
+__all__ = ["Context", "DoctorReport", "EntityOut", "FeedbackResult", "ForgetResult",
+           "GraphMem", "GraphmemError", "HistoryEntry", "Hit", "IndexInfo", "Link",
+           "LinkResult", "MemoryIn", "MemoryOut", "Overview", "RecallOptions",
+           "RecallResult", "Settings", "SweepOptions", "SweepReport", "WriteReport",
+           "load_settings"]
 
 
 def __getattr__(name: str) -> Any:

@@ -101,3 +101,34 @@ def test_the_package_carries_its_type_marker_and_license() -> None:
     assert (ROOT / "graphmem" / "py.typed").is_file()
     assert (ROOT / "LICENSE").read_text().lstrip().startswith("Apache License")
     assert PYPROJECT["project"]["license"] == {"text": "Apache-2.0"}
+
+
+def _models(annotation: object) -> set[type]:
+    """The pydantic models inside a return annotation (list[X], X | None, …)."""
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return {annotation}
+    return {m for arg in get_args(annotation) for m in _models(arg)}
+
+
+def test_every_type_a_call_returns_or_takes_is_public() -> None:
+    # A caller imports what it receives from `graphmem`, never from an internal module.
+    import inspect
+    import typing
+
+    import graphmem
+    from graphmem.api import GraphMem
+
+    found: set[type] = set()
+    for name, fn in inspect.getmembers(GraphMem, inspect.isfunction):
+        if not name.startswith("_"):
+            hints = typing.get_type_hints(fn)
+            found |= {m for hint in hints.values() for m in _models(hint)}
+    assert len(found) > 10
+    missing = {m.__name__ for m in found} - set(graphmem.__all__)
+    assert not missing, missing
+    assert all(getattr(graphmem, m.__name__) is m for m in found)
+    assert set(graphmem.__all__) == set(dir(graphmem)) - {"__version__"}
