@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from graphmem.base.batching import Batches
+
 log = logging.getLogger(__name__)
 
 #: One thread per query: a second one embeds faster (4.5 against 7 ms for 40 tokens), but
@@ -90,76 +92,21 @@ def session(path: Path, threads: int) -> Any:
 
 class Together:
     """Calls from many threads that arrive while one runs are run together, once it is
-    done: one model run for a service's concurrent requests costs about two thirds as
-    much a text as one run each (docs/decisions.md, "An agent's write is embedded like a
-    query"). Whoever is at the head of the queue runs it: no thread of its own, and an
-    uncontended call runs alone, at once."""
+    done (`base.batching.Batches`): one model run for a service's concurrent requests
+    costs about two thirds as much a text as one run each (docs/decisions.md, "An agent's
+    write is embedded like a query"); a run takes at most `most` texts."""
 
     def __init__(self, run: Callable[[list[str]], np.ndarray], most: int) -> None:
-        self._run, self._most = run, most
-        self._lock = threading.Lock()
-        self._queue: list[_Call] = []
+        def batch(calls: list[list[str]]) -> list[np.ndarray]:
+            vectors = run([t for texts in calls for t in texts])
+            return np.split(vectors, np.cumsum([len(texts) for texts in calls])[:-1])
+
+        self.batches = Batches(batch, lambda calls, texts: sum(map(len, calls)) + len(
+            texts) <= most)
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         """The unit vectors of `texts`, run with whatever other calls are waiting."""
-        call = _Call(texts)
-        with self._lock:
-            self._queue.append(call)
-            leads = len(self._queue) == 1
-        if not leads:
-            call.woken.wait()  # run by the head of the queue, or made its head
-        if call.vectors is None and call.error is None:
-            self._lead()
-        if call.error is not None:
-            raise call.error
-        assert call.vectors is not None
-        return call.vectors
-
-    def _lead(self) -> None:
-        with self._lock:
-            calls, size = [self._queue[0]], len(self._queue[0].texts)
-            for call in self._queue[1:]:
-                if size + len(call.texts) > self._most:
-                    break
-                calls.append(call)
-                size += len(call.texts)
-        try:
-            try:
-                vectors = self._run([t for c in calls for t in c.texts])
-            except Exception:
-                if len(calls) == 1:
-                    raise
-                # One caller's text the model cannot take (a lone surrogate, say) fails
-                # that caller alone: each call runs again on its own.
-                for c in calls:
-                    try:
-                        c.vectors = self._run(c.texts)
-                    except Exception as e:
-                        c.error = e
-            else:
-                start = 0
-                for c in calls:
-                    c.vectors, start = vectors[start:start + len(c.texts)], start + len(
-                        c.texts)
-        except BaseException as e:  # every caller hears of it, none waits forever
-            for c in calls:
-                if c.vectors is None:
-                    c.error = e
-        finally:
-            with self._lock:
-                del self._queue[:len(calls)]
-                if self._queue:
-                    self._queue[0].woken.set()
-            for c in calls:
-                c.woken.set()
-
-
-class _Call:
-    def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-        self.woken = threading.Event()
-        self.vectors: np.ndarray | None = None
-        self.error: BaseException | None = None
+        return self.batches(texts)
 
 
 class OnnxModel:

@@ -1,5 +1,6 @@
-"""Calls that arrive together run together: the embedding queue (`runtime.Together`) and
-the scope's write queue (`write.group.Groups`), each with the function it calls."""
+"""Calls that arrive together run together (`base.batching.Batches`): the embedding queue
+(`runtime.Together`) and the scope's write queue (`write.group.Groups`), each with the
+function it calls."""
 
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def test_calls_waiting_behind_a_run_share_the_next_and_each_gets_its_own() -> No
                for t in ("bb", "ccc")]
     for t in waiting:
         t.start()
-    while len(together._queue) < 3:  # both are queued behind the first run
+    while together.batches.waiting() < 3:  # both are queued behind the first run
         threading.Event().wait(0.001)
     gate.set()
     for t in [first, *waiting]:
@@ -78,7 +79,7 @@ def test_a_run_takes_at_most_most_texts_and_a_failure_reaches_its_callers() -> N
     with pytest.raises(ValueError, match="boom"):
         together(["boom"])
     assert together(["x", "y"]).shape == (2, 2)
-    assert together._queue == []
+    assert together.batches.waiting() == 0
 
 
 def test_a_text_the_model_cannot_take_fails_only_the_call_that_sent_it() -> None:
@@ -107,7 +108,7 @@ def test_a_text_the_model_cannot_take_fails_only_the_call_that_sent_it() -> None
     behind = [threading.Thread(target=ask, args=(t,)) for t in ("ok", "bad\ud800", "fine")]
     for t in behind:
         t.start()
-    while len(together._queue) < 4:  # all three wait behind the first run, together
+    while together.batches.waiting() < 4:  # all three wait behind the first run, together
         threading.Event().wait(0.001)
     gate.set()
     for t in [first, *behind]:
@@ -150,13 +151,13 @@ def test_a_scope_write_waiting_behind_another_joins_the_next_transaction() -> No
              for i in ("b", "c")]
     for t in later:
         t.start()
-    while sum(len(q) for q in groups._queues.values()) < 3:
+    while groups.batches.waiting() < 3:
         threading.Event().wait(0.001)
     gate.set()
     for t in [first, *later]:
         t.join(10)
     assert written[0] == ["a"] and sorted(written[1]) == ["b", "c"] and len(written) == 2
-    assert groups._queues == {}
+    assert groups.batches.waiting() == 0
 
 
 def test_a_failing_input_fails_alone_and_one_id_twice_is_written_in_turn() -> None:
@@ -181,7 +182,7 @@ def test_a_failing_input_fails_alone_and_one_id_twice_is_written_in_turn() -> No
              ((["b"], "good"), (["bad"], "bad"), (["b"], "again"))]
     for t in later:
         t.start()
-        while sum(len(q) for q in groups._queues.values()) < 2 + later.index(t):
+        while groups.batches.waiting() < 2 + later.index(t):
             threading.Event().wait(0.001)  # queued in this order
     gate.set()
     for t in [first, *later]:
@@ -202,8 +203,43 @@ def test_only_small_inputs_without_explicit_turns_are_grouped() -> None:
 
 
 def test_different_scopes_and_tools_queue_apart() -> None:
-    a, opts_a = _rows(["x"], "one")
-    b, opts_b = _rows(["x"], "two")
+    _, opts_a = _rows(["x"], "one")
+    _, opts_b = _rows(["x"], "two")
     tools = (object(),)
-    assert group._Entry(a, opts_a, tools).key != group._Entry(b, opts_b, tools).key
-    assert group._Entry(a, opts_a, tools).key != group._Entry(a, opts_a, (object(),)).key
+    assert group.key(opts_a, tools) != group.key(opts_b, tools)
+    assert group.key(opts_a, tools) != group.key(opts_a, (object(),))
+
+
+def test_each_writer_of_a_group_is_told_the_groups_commits() -> None:
+    # A caller's answer names the bookmarks of the commit that wrote its rows (causal.MADE),
+    # whoever of the group wrote it.
+    from graphmem.graph.causal import MADE
+
+    groups = group.Groups()
+    written: list[list[str]] = []
+    gate, started = threading.Event(), threading.Event()
+    gated = _gated_writer(written, gate, started)
+
+    def writer(rows: list[Row], opts: WriteOptions) -> None:
+        gated(rows, opts)
+        MADE.get().append(f"commit-{len(written)}")  # as store.commit records one
+
+    told: dict[str, list[str]] = {}
+
+    def write(name: str) -> None:
+        MADE.set([])
+        groups.write(*_rows([name]), (None,), writer)
+        told[name] = MADE.get()
+
+    first = threading.Thread(target=write, args=("a",))
+    first.start()
+    assert started.wait(10)
+    later = [threading.Thread(target=write, args=(i,)) for i in ("b", "c")]
+    for t in later:
+        t.start()
+    while groups.batches.waiting() < 3:
+        threading.Event().wait(0.001)
+    gate.set()
+    for t in [first, *later]:
+        t.join(10)
+    assert told == {"a": ["commit-1"], "b": ["commit-2"], "c": ["commit-2"]}
