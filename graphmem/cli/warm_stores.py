@@ -9,13 +9,11 @@ import contextlib
 import contextvars
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
 from typing import Any
 
-#: The connections, by a hash of STORE_SETTINGS' values.
-_STORES: dict[str, Any] = {}
-_STORES_LOCK = threading.Lock()
+from graphmem.base import registry
+
 #: Whether this call is one the warm process answers (set by `sharing`).
 _SHARING: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "graphmem_warm_sharing", default=False)
@@ -37,37 +35,29 @@ def sharing() -> Iterator[None]:
 
 def shared_store(settings: Any) -> Any:
     """During a call the warm process answers (`sharing`), its connection for `settings`,
-    made on first use (undoing abandoned runs, as any first connection does) outside any
-    lock: a server that does not answer holds up no call to another. None elsewhere (a
-    command in its own process opens its own)."""
+    made on first use (undoing abandoned runs, as any first connection does) under its
+    own lock (base/registry): a server that does not answer holds up no call to another.
+    None elsewhere (a command in its own process opens its own)."""
     if not _SHARING.get():
         return None
     values = [getattr(settings, name) for name in STORE_SETTINGS]
     key = hashlib.sha256(json.dumps([
         v.get_secret_value() if hasattr(v, "get_secret_value") else str(v)
         for v in values]).encode()).hexdigest()
-    with _STORES_LOCK:
-        store = _STORES.get(key)
-    if store is not None:
-        return store
-    from graphmem.graph.store import Store
-    from graphmem.write import runs
 
-    made = Store.connect(settings)
-    with _STORES_LOCK:
-        store = _STORES.setdefault(key, made)
-    if store is not made:  # another call of the same configuration connected first
-        made.close()
-    else:
+    def connect() -> Any:
+        from graphmem.graph.store import Store
+        from graphmem.write import runs
+
+        store = Store.connect(settings)
         runs.recover(store, None)
-    return store
+        return store
+
+    return registry.made(("store", key), connect)
 
 
 def close_all() -> None:
     """Close every connection (the warm process is stopping)."""
-    with _STORES_LOCK:
-        stores = list(_STORES.values())
-        _STORES.clear()
-    for store in stores:
+    for store in registry.take("store"):
         with contextlib.suppress(Exception):
             store.close()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from graphmem.base import models
+from graphmem.base import models, registry
 from graphmem.base.errors import ConfigError, InputError
 from graphmem.base.settings import cache_home
 from graphmem.embedding.export import load_torch, resolve_model
@@ -291,26 +291,17 @@ class Embedder:
         return vector.float().cpu().numpy()
 
 
-_ONNX_MODELS: dict[tuple[str, Path], OnnxModel] = {}  # by model path (or name), cache
-_ONNX_LOADING = threading.Lock()
-
-
 def _shared_onnx(path: str, cache: Path, embedder: Embedder) -> OnnxModel | None:
-    """This process's ONNX model of `path`: loaded from `cache`, or exported there by
-    `embedder`'s torch model first; None (not kept) when neither can be."""
-    with _ONNX_LOADING:
-        found = _ONNX_MODELS.get((path, cache))
-        if found is None:
-            from graphmem.embedding import runtime
+    """This process's ONNX model of `path` (base/registry): loaded from `cache`, or
+    exported there by `embedder`'s torch model first; None (not kept) when neither can
+    be."""
+    def load() -> OnnxModel | None:
+        from graphmem.embedding import export, runtime
 
-            found = runtime.ready(path, cache)
-            if found is None:
-                from graphmem.embedding import export
+        return runtime.ready(path, cache) or export.export(embedder.model, path, cache,
+                                                           embedder.torch_one)
 
-                found = export.export(embedder.model, path, cache, embedder.torch_one)
-            if found is not None:
-                _ONNX_MODELS[(path, cache)] = found
-        return found
+    return registry.made(("onnx", path, cache), load)
 
 
 class FetchedEmbedder(Embedder):

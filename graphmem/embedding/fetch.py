@@ -20,6 +20,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from graphmem.base import registry
 from graphmem.base.errors import ConfigError
 from graphmem.base.models import GROUP, VERSION, Artifact, Model
 from graphmem.embedding.runtime import OnnxModel, Tokens
@@ -128,17 +129,14 @@ def load_fetched(model: Model, onnx: Path, tokenizer: Path) -> OnnxModel:
     return loaded
 
 
-_LOADED: dict[tuple[str, Path], OnnxModel] = {}
-_LOADING = threading.Lock()
-
-
 def loaded(spec: Model, cache: Path, repo: str | None = None) -> OnnxModel:
     """This process's ONNX model of a fetched `spec` (one per process, whatever the number
-    of Embedders): fetched into `cache` first when its files are not there."""
-    with _LOADING:
-        key = (spec.name, cache)
-        found = _LOADED.get(key)
-        if found is None:
-            onnx, tokenizer = ensure(spec, cache, repo=repo or jars.CENTRAL)
-            found = _LOADED[key] = load_fetched(spec, onnx, tokenizer)
-        return found
+    of Embedders: base/registry): fetched into `cache` first when its files are not
+    there."""
+    def load() -> OnnxModel:
+        onnx, tokenizer = ensure(spec, cache, repo=repo or jars.CENTRAL)
+        return load_fetched(spec, onnx, tokenizer)
+
+    found = registry.made(("fetched", spec.name, cache), load)
+    assert found is not None
+    return found

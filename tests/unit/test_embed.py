@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphmem.base import registry
 from graphmem.base.errors import ConfigError, InputError
 from graphmem.embedding import embedders as embed_module
 from graphmem.embedding.embedders import Embedder, Given
@@ -98,7 +99,7 @@ def test_the_export_is_made_once_and_reused(exported: Path) -> None:
     assert len(made) == 1 and not list(exported.glob("*.part"))
     assert len(list(exported.glob("*.tokenizer.json"))) == 1
     stamp = made[0].stat().st_mtime_ns
-    embed_module._ONNX_MODELS.clear()  # as a new process finds the file
+    registry.take("onnx")  # as a new process finds the file
     again = Embedder(cache=exported)
     again.warm()
     assert again.runtime == "onnxruntime" and made[0].stat().st_mtime_ns == stamp
@@ -131,7 +132,7 @@ def test_a_damaged_export_is_noticed_and_made_again(exported: Path, tmp_path: Pa
     middle = len(data) // 2  # inside the weights: still a valid model, embedding wrongly
     data[middle:middle + 4096] = bytes(b ^ 0x40 for b in data[middle:middle + 4096])
     onnx.write_bytes(bytes(data))
-    embed_module._ONNX_MODELS.clear()  # as a new process finds the file
+    registry.take("onnx")  # as a new process finds the file
     again = Embedder(cache=cache)
     again.warm()
     assert "no longer matches its checksum" in caplog.text and str(onnx) in caplog.text

@@ -28,11 +28,11 @@ MUTATORS = frozenset({"add", "append", "extend", "update", "pop", "popitem", "cl
 #: Module-level state a process may change, and why it is the process's, not a
 #: connection's.
 PROCESS_WIDE = {
-    "embedding/embedders.py:_ONNX_MODELS": "the loaded ONNX models, one per model file",
-    "embedding/fetch.py:_LOADED": "the fetched model artifacts, checked once per process",
+    "base/registry.py:_KEPT": "what a process makes once and shares: its loaded models "
+                              "and the warm process's connections",
+    "base/registry.py:_LOCKS": "the lock of each key of the registry",
     "graph/store.py:_REACHED": "the servers this process reached: one it lost is waited for",
     "cli/warm.py:_CURRENT": "the warm process's call being answered (per call)",
-    "cli/warm_stores.py:_STORES": "the warm process's connections, one per configuration",
     "cli/warm_stores.py:_SHARING": "whether the call is one the warm process answers",
 }
 
