@@ -5,7 +5,7 @@ gives into one of them, or into one InputError naming the field."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal, TypedDict, TypeVar
+from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -54,6 +54,13 @@ def parse(model: type[M], values: dict[str, Any]) -> M:
         raise invalid(e) from None
 
 
+#: A share of a whole, from 0 to 1 (a weight that trades one part of a score for another,
+#: a boost, a decay per hop).
+Share = Annotated[float, Field(ge=0.0, le=1.0)]
+#: A weight that multiplies what it weighs, from 0 (off) to 10.
+Weight = Annotated[float, Field(ge=0.0, le=10.0)]
+
+
 class Fusion(BaseModel):
     """How the lists become one score (`fusion.relevances`, `rank.Scoring`)."""
 
@@ -65,8 +72,8 @@ class Fusion(BaseModel):
     rrf: bool = False
     rrf_k: int = Field(5, ge=1, le=1_000)
     #: Weighted fusion instead of rank fusion: alpha x cosine + (1 - alpha) x BM25 share.
-    alpha: float | None = Field(None, ge=0.0, le=1.0)
-    temporal_weight: float = Field(0.15, ge=0.0, le=1.0)
+    alpha: Share | None = None
+    temporal_weight: Share = 0.15
     #: Score factor of memories from mounted layers: at most 1, so a layer never outranks
     #: the caller's own memories by fiat (it never decides what is reinforced either).
     layer_factor: float = Field(0.8, gt=0.0, le=1.0)
@@ -84,14 +91,14 @@ class Association(BaseModel):
     pool_factor: int = Field(3, ge=1, le=100)
     #: The bonus weight of what association reached (docs/decisions.md, "Association is
     #: weighted by the memory's own relevance": 1.65 x the 0.6 of rank fusion's days).
-    weight: float = Field(1.0, ge=0.0, le=10.0)
-    hop_decay: float = Field(0.5, ge=0.0, le=1.0)
-    entity_weight: float = Field(1.0, ge=0.0, le=10.0)
+    weight: Weight = 1.0
+    hop_decay: Share = 0.5
+    entity_weight: Weight = 1.0
     #: What the query names: a memory mentioning an entity of the query gains this x the
     #: entity's share / its degree; a memory about one (its title, a turn's speaker)
     #: scores x (1 + subject_weight).
-    mention_weight: float = Field(1.65, ge=0.0, le=10.0)
-    subject_weight: float = Field(0.3, ge=0.0, le=1.0)
+    mention_weight: Weight = 1.65
+    subject_weight: Share = 0.3
     hub_limit: int = Field(HUB_LIMIT, ge=1, le=1_000_000)
     link_tau_days: float = Field(LINK_TAU_DAYS, gt=0.0, le=36_500.0)
 
@@ -105,9 +112,9 @@ class Context(BaseModel):
     #: the turn before them, and by their session's best BM25.
     enabled: bool = True
     #: The weight of the session list (a turn's session's best BM25) in fusion; 0 off.
-    session_weight: float = Field(1.0, ge=0.0, le=10.0)
+    session_weight: Weight = 1.0
     #: A memory gains this share of its better neighbour's score in its session; 0 off.
-    turn_weight: float = Field(0.1, ge=0.0, le=1.0)
+    turn_weight: Share = 0.1
 
 
 class Feedback(BaseModel):
@@ -116,17 +123,17 @@ class Feedback(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     #: In the score: x (1 + use_weight * (used - unused) / (used + unused + 1)).
-    use_weight: float = Field(0.6, ge=0.0, le=1.0)
+    use_weight: Share = 0.6
     reinforce: bool = True
     # What a recall writes (STORE_KNOBS): bounded, so no caller can push a stability or a
     # link weight past what reinforcement itself reaches in a lifetime of recalls.
-    direct_boost: float = Field(0.1, ge=0.0, le=1.0)
-    associative_boost: float = Field(0.03, ge=0.0, le=1.0)
-    co_retrieval_step: float = Field(0.05, ge=0.0, le=1.0)
-    co_retrieval_initial: float = Field(0.1, ge=0.0, le=1.0)
+    direct_boost: Share = 0.1
+    associative_boost: Share = 0.03
+    co_retrieval_step: Share = 0.05
+    co_retrieval_initial: Share = 0.1
     co_retrieval_top: int = Field(3, ge=0, le=50)
     promote_accesses: int = Field(10, ge=1, le=1_000_000)
-    promote_confidence: float = Field(0.7, ge=0.0, le=1.0)
+    promote_confidence: Share = 0.7
 
 
 #: The knobs that change what a recall stores (stability, confidence, kind, co-retrieval

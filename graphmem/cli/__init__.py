@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from graphmem.base import handoff
+from graphmem.base import handoff, verbs
 from graphmem.base.errors import InputError
 from graphmem.base.vocabulary import FORMATS
 from graphmem.cli import bench as bench_cmd
@@ -140,31 +140,38 @@ NoSignalGateOpt = Annotated[bool, typer.Option(
     "(the secret scanner always runs).")]
 
 
+#: The options of the commands that write records (remember, ingest), beside their own.
+WRITING: dict[str, tuple[Any, Any]] = {
+    "kind": (KindOpt, None), "visibility": (VisibilityOpt, None),
+    "session": (SessionOpt, None), "scope": (ScopeOpt, None), "added_by": (AddedByOpt, None),
+    "skip_invalid": (SkipInvalidOpt, False), "no_signal_gate": (NoSignalGateOpt, False),
+    "allow_forgotten": (AllowForgottenOpt, False), "now": (NowOpt, None),
+    "as_json": (JsonOpt, False)}
+
+
+def _writing(given: dict[str, Any]) -> dict[str, Any]:
+    """What a write command's WRITING options ask of the write itself."""
+    return {"added_by": given["added_by"], "kind": given["kind"],
+            "visibility": given["visibility"], "session": given["session"],
+            "signal_gate": not given["no_signal_gate"],
+            "allow_forgotten": given["allow_forgotten"]}
+
+
 @app.command()
 @handled
+@verbs.declared(WRITING)
 def remember(
     file: Annotated[Path | None, typer.Argument(
         help="JSON object, JSON array or NDJSON file; '-' or nothing reads stdin.")] = None,
     text: Annotated[str | None,
                     typer.Option("--text", "-t", help="Remember this one text.")] = None,
-    kind: KindOpt = None,
-    visibility: VisibilityOpt = None,
-    session: SessionOpt = None,
-    scope: ScopeOpt = None,
-    added_by: AddedByOpt = None,
-    skip_invalid: SkipInvalidOpt = False,
-    no_signal_gate: NoSignalGateOpt = False,
-    allow_forgotten: AllowForgottenOpt = False,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
+    **given: Any,
 ) -> None:
     """Store memories: --text, one JSON object, or NDJSON on stdin or in a file. A batch is
     all or nothing; records the gates refuse are listed as rejected (exit 1)."""
     if text is not None and file is not None:
         raise InputError("give either --text or a file, not both", field="--text")
-    flags: dict[str, Any] = {
-        "added_by": added_by, "kind": kind, "visibility": visibility, "session": session,
-        "signal_gate": not no_signal_gate, "allow_forgotten": allow_forgotten}
+    flags = _writing(given)
     if text is None:
         if file is None and sys.stdin.isatty():  # else it would wait, saying nothing
             raise InputError("give --text, a file, or records on stdin (a pipe)",
@@ -175,17 +182,19 @@ def remember(
             from graphmem.write import formats
 
             source, data = str(file), formats.read_text(file)
-    with open_memory(scope, now, embeds=True) as mem:
+    with open_memory(given["scope"], given["now"], embeds=True) as mem:
         if text is not None:
             report = mem.remember(text, source="--text", **flags)
         else:
-            report = mem.ops.remember_json(data, source=source, skip_invalid=skip_invalid,
-                                       progress=show_progress(0), **flags)
-    finish_write(report, as_json)
+            report = mem.ops.remember_json(data, source=source,
+                                           skip_invalid=given["skip_invalid"],
+                                           progress=show_progress(0), **flags)
+    finish_write(report, given["as_json"])
 
 
 @app.command()
 @handled
+@verbs.declared(WRITING)
 def ingest(
     paths: Annotated[list[Path], typer.Argument(
         help="Files or folders: NDJSON/JSONL records, text, Markdown, LoCoMo or chat "
@@ -195,25 +204,14 @@ def ingest(
     split: Annotated[str, typer.Option(
         help="Text and Markdown: a memory per 'paragraph' or per '##' 'section'.")
     ] = "paragraph",
-    kind: KindOpt = None,
-    visibility: VisibilityOpt = None,
-    session: SessionOpt = None,
-    scope: ScopeOpt = None,
-    added_by: AddedByOpt = None,
-    skip_invalid: SkipInvalidOpt = False,
-    no_signal_gate: NoSignalGateOpt = False,
-    allow_forgotten: AllowForgottenOpt = False,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
+    **given: Any,
 ) -> None:
     """Ingest files. Everything is validated before anything is written; re-ingesting a
     file updates the same memories (stable ids)."""
-    with open_memory(scope, now, embeds=True) as mem:
-        report = mem.ingest(
-            paths, fmt=fmt, split=split, skip_invalid=skip_invalid, progress=show_progress(0),
-            added_by=added_by, kind=kind, visibility=visibility, session=session,
-            signal_gate=not no_signal_gate, allow_forgotten=allow_forgotten)
-    finish_write(report, as_json)
+    with open_memory(given["scope"], given["now"], embeds=True) as mem:
+        report = mem.ingest(paths, fmt=fmt, split=split, skip_invalid=given["skip_invalid"],
+                            progress=show_progress(0), **_writing(given))
+    finish_write(report, given["as_json"])
 
 
 app.command()(read_cmd.get)

@@ -161,17 +161,34 @@ def _errors(app: FastAPI) -> None:
         return reply(500, f"internal error ({type(e).__name__})")
 
 
-class _BodyLimit:
-    """Refuse a request body over `limit` bytes with 413, declared or streamed."""
+class _Middleware:
+    """An ASGI layer in front of `app` that acts on HTTP requests (`http`) and passes
+    anything else (the server's lifespan) through."""
 
-    def __init__(self, app: Callable[..., Awaitable[None]], limit: int) -> None:
-        self.app, self.limit = app, limit
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
                        send: Callable[..., Awaitable[None]]) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "http":
+            await self.http(scope, receive, send)
+        else:
             await self.app(scope, receive, send)
-            return
+
+    async def http(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
+                   send: Callable[..., Awaitable[None]]) -> None:
+        raise NotImplementedError
+
+
+class _BodyLimit(_Middleware):
+    """Refuse a request body over `limit` bytes with 413, declared or streamed."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]], limit: int) -> None:
+        super().__init__(app)
+        self.limit = limit
+
+    async def http(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
+                   send: Callable[..., Awaitable[None]]) -> None:
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             await _too_large(self.limit, send)
@@ -204,7 +221,7 @@ class _BodyLimit:
                 raise
 
 
-class _Causal:
+class _Causal(_Middleware):
     """Read-your-writes across replicas (docs/service.md, "Scale out"). A request's
     Graphmem-Bookmark header is checked for shape here and kept for admission, which
     applies it to that request's own reads only once its token is admitted, and waits
@@ -215,13 +232,11 @@ class _Causal:
     MOST, LONGEST = 16, 512
 
     def __init__(self, app: Callable[..., Awaitable[None]], mem: GraphMem) -> None:
-        self.app, self.mem = app, mem
+        super().__init__(app)
+        self.mem = mem
 
-    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
-                       send: Callable[..., Awaitable[None]]) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: dict[str, Any], receive: Callable[..., Awaitable[Any]],
+                   send: Callable[..., Awaitable[None]]) -> None:
         raw = dict(scope.get("headers") or []).get(BOOKMARK_HEADER.lower().encode(), b"")
         given = tuple(b for b in raw.decode("latin-1").replace(" ", "").split(",") if b)
         if len(given) > self.MOST or any(len(b) > self.LONGEST for b in given):
