@@ -10,7 +10,9 @@
 //         null), added_by, content_hash, position and session (an explicit place in a
 //         conversation, or null: placed by arrival later), embedding (list of float),
 //         import_run (the run writing it, graphmem.write.runs; null in one transaction)}.
-//         $at (int), $share (float): admin/scope_due's rule, asked here under the lock.
+//         $at (int), $share (float): admin/scope_due's rule, asked here under the lock
+//         when $due (a transaction's last batch: counting every memory inside a big
+//         transaction reads all it wrote, so once, not once a batch).
 //         $model, $legacy: fragments/scope_lock's.
 // Returns per scope: scope, model (the scope's embedding model: the writer refuses
 //          another), vector and text — whether it is now due a vector or full-text
@@ -51,7 +53,8 @@ CALL (rows, own) {
   WITH m, r
   CALL db.create.setNodeVectorProperty(m, 'embedding', r.embedding)
 }
-WITH s, COUNT { (m:Memory) } AS total
+WITH s, $due AND s.written >= $at AS grown
+WITH s, grown, CASE WHEN grown AND s.vector_index IS NULL THEN COUNT { (m:Memory) } END AS total
 RETURN s.name AS scope, s.model AS model,
-       s.written >= $at AND s.vector_index IS NULL AND s.written <= total * $share AS vector,
-       s.written >= $at AND s.text_index IS NULL AS text
+       grown AND s.vector_index IS NULL AND s.written <= total * $share AS vector,
+       grown AND s.text_index IS NULL AS text

@@ -73,14 +73,14 @@ class Timing:
 
 def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
                 referrers: Sequence[Row] = (), *, embedder: Embeds,
-                chunk_of: runs.Run | None = None) -> None:
+                chunk_of: runs.Run | None = None, last: bool = True) -> None:
     """Decide, link and write one batch of embedded rows inside the input's transaction
     (of `store`); `referrers` are the rows whose supersedes and links are written with
     this batch, `embedder` makes the vectors of the contexts it sets (`contexts`), and
     `chunk_of` is the run this batch is part of (it then holds back rows that touch
     memories stored before the run). Each row learns its status and the links
     its write created (`Row.links`); a scope the batch makes due an index of its own is
-    flagged (`scope_indexes.flagged`).
+    flagged (`scope_indexes.flagged`) when it is the transaction's `last`.
     """
     for r in rows:  # a retried input writes its batches again, in order
         r.links = 0
@@ -96,7 +96,7 @@ def write_batch(tx: Tx, store: Store, rows: list[Row], opts: WriteOptions,
     changed = [{"id": r.id, "text": r.props["text"]} for r in written if r.status == "updated"]
     if changed:
         run(tx, "ingest/snapshot", scope=opts.scope, now=opts.now, rows=changed)
-    store_rows(tx, store, written, conf, opts, chunk_of)
+    store_rows(tx, store, written, conf, opts, chunk_of, due=last)
     # Conversation order: explicit positions (importers) rebuild their sessions' chains,
     # then every other memory written into a session joins the end of its chain; after
     # the chain, a turn's context is the turn before it. An update of a turn's text (which
@@ -255,7 +255,7 @@ def _write_whole(store: Store, embedder: Embeds, extractor: Extractor, rows: lis
             for b in range(first, last):
                 started = time.perf_counter()
                 write_batch(tx, store, batches[b], opts, referrers.get(b, []),
-                            embedder=embedder)
+                            embedder=embedder, last=b == len(batches) - 1)
                 timing.add("write", started)
                 advance(len(batches[b]))
 
@@ -297,9 +297,11 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
         def write_chunk(chunk: list[Row]) -> None:
             def attempt(tx: Tx) -> None:
                 job.begin_chunk()
-                for batch in batches(chunk):
+                parts = batches(chunk)
+                for i, batch in enumerate(parts):
                     started = time.perf_counter()
-                    write_batch(tx, store, batch, opts, embedder=embedder, chunk_of=job)
+                    write_batch(tx, store, batch, opts, embedder=embedder, chunk_of=job,
+                                last=i == len(parts) - 1)
                     timing.add("write", started)
                 # Last: renewing locks the run until this commits, and the heartbeat
                 # waits on that lock; taken first, a chunk that wrote for longer than
@@ -318,8 +320,8 @@ def _write_run(store: Store, embedder: Embeds, extractor: Extractor, rows: list[
         def last(tx: Tx) -> None:
             parts = batches(job.deferred) or [[]]
             for i, batch in enumerate(parts):
-                write_batch(tx, store, batch, opts,
-                            referrers if i == len(parts) - 1 else (), embedder=embedder)
+                write_batch(tx, store, batch, opts, referrers if i == len(parts) - 1 else (),
+                            embedder=embedder, last=i == len(parts) - 1)
             if not run(tx, "runs/done", run=job.id):
                 raise Neo4jBusy(f"run {job.id} was undone by another process while it was "
                                 "written", "run it again")

@@ -15,11 +15,12 @@ from graphmem.write.plan import Row
 
 
 def store_rows(tx: Tx, store: Store, written: list[Row], conf: Confirmations,
-               opts: WriteOptions, chunk_of: runs.Run | None) -> None:
+               opts: WriteOptions, chunk_of: runs.Run | None, due: bool = True) -> None:
     """Create and update the `written` rows and count the confirmations. Each statement
     that stores vectors, or confirms what vectors matched, returns the scope's model from
     under the scope's lock: a scope of another model is refused, whatever another process
-    did since this one last looked (graph/scope_model)."""
+    did since this one last looked (graph/scope_model). With `due` (a transaction's last
+    batch), whether the scope is now due an index of its own is asked too."""
     def stored(status: str) -> list[dict[str, Any]]:
         return [{**r.props, "embedding": r.embedded.tolist(),
                  "import_run": chunk_of.id if chunk_of else None} for r in written
@@ -27,11 +28,11 @@ def store_rows(tx: Tx, store: Store, written: list[Row], conf: Confirmations,
 
     model = {"model": opts.model, "legacy": scope_model.LEGACY}
     if created := stored("created"):
-        due = run(tx, "ingest/create_memories", rows=created, at=scope_indexes.OWN_INDEX_AT,
-                  share=scope_indexes.MAX_SHARE, **model)
-        scope_model.refuse_other(due, opts.model)
+        scopes = run(tx, "ingest/create_memories", rows=created, due=due,
+                     at=scope_indexes.OWN_INDEX_AT, share=scope_indexes.MAX_SHARE, **model)
+        scope_model.refuse_other(scopes, opts.model)
         store.kept.get(scope_indexes.Flagged).add(
-            due, vector=scope_indexes.own_vector_indexes(store))
+            scopes, vector=scope_indexes.own_vector_indexes(store))
     if updated := stored("updated"):
         scope_model.refuse_other(run(tx, "ingest/update_memories", rows=updated, **model),
                                  opts.model)
