@@ -208,14 +208,11 @@ class GraphMem:
                metadata: dict[str, Any] | None = None) -> WriteReport:
         """Change a memory in place; a new text is re-embedded and the old one kept."""
         target = self._core.scope(scope)
-        try:
-            return edits.update(self._core.store, memory_id, scope=target,
-                                current=lambda: self.get([memory_id], scope=target)[0],
-                                write=lambda record: self.ops.write_made([record], target),
-                                text=text, kind=kind, importance=importance, tags=tags,
-                                metadata=metadata)
-        finally:  # the text it had lives on as a version, not in what this process keeps
-            self._core.store.kept.forget([target])
+        return edits.update(self._core.store, memory_id, scope=target,
+                            current=lambda: self.get([memory_id], scope=target)[0],
+                            write=lambda record: self.ops.write_made([record], target),
+                            text=text, kind=kind, importance=importance, tags=tags,
+                            metadata=metadata)
 
     def history(self, memory_id: str, *, scope: str | None = None) -> list[edits.HistoryEntry]:
         """A memory's supersession chain, newest first."""
@@ -230,11 +227,8 @@ class GraphMem:
     def forget(self, memory_id: str, *, hard: bool = False,
                scope: str | None = None) -> edits.ForgetResult:
         """Archive a memory (soft), or delete it leaving a text-free tombstone (hard)."""
-        target = self._core.scope(scope)
-        done = edits.forget(self._core.store, memory_id, scope=target, now=self.now(),
-                            by=self.settings.added_by, hard=hard)
-        self._core.store.kept.forget([target])  # no word or vector of it stays in this process
-        return done
+        return edits.forget(self._core.store, memory_id, scope=self._core.scope(scope),
+                            now=self.now(), by=self.settings.added_by, hard=hard)
 
     def sweep(self, *, scope: str | None = None, all_scopes: bool = False,
               dry_run: bool = False, options: SweepOptions | None = None) -> SweepReport:
@@ -250,7 +244,6 @@ class GraphMem:
                                    decay=self.settings.decay_table(), options=options,
                                    dry_run=dry_run)
         if not dry_run:  # a scope may have become a small share of a grown store
-            self._core.store.kept.forget(None if target is None else [target])
             self.ops.tune_indexes()
         return report
 

@@ -101,10 +101,7 @@ class Operations:
     def drop_scope(self, scope: str) -> int:
         """Delete a whole scope with its own indexes and remembered depths (what
         `GraphMem.drop_scope` does once reinforcement is written); returns the memories."""
-        scope_indexes.forget(self.core.store, scope)
-        rows = self.core.store.autocommit("admin/delete_scope", scope=scope)
-        self.core.store.kept.forget([scope])
-        return int(rows[0]["deleted"]) if rows else 0
+        return edits.drop(self.core.store, scope=scope)
 
     def reembed(self, scope: str | None = None) -> list[reembed.Reembedded]:
         """Move a scope's vectors (`scope`; None: every scope) to this process's embedding

@@ -14,6 +14,8 @@ from graphmem.base.errors import InputError, NotFoundError, whole_text
 from graphmem.base.gates import shown
 from graphmem.base.rows import to_memory
 from graphmem.base.types import MemoryIn, MemoryOut, WriteReport
+from graphmem.graph import scope_indexes
+from graphmem.graph.kept import changes
 from graphmem.graph.store import Store, Tx, run
 from graphmem.write.forgotten import forget_key
 
@@ -102,6 +104,7 @@ def feedback(store: Store, mid: str, *, used: bool, scope: str,
     return FeedbackResult(used=used, **rows[0])
 
 
+@changes()  # the text it had lives on as a version, not in what the process keeps
 def update(store: Store, mid: str, *, scope: str,
            current: Callable[[], MemoryOut], write: Callable[[MemoryIn], WriteReport],
            text: str | None = None, kind: str | None = None, importance: float | None = None,
@@ -149,6 +152,7 @@ def link(store: Store, a: str, b: str, *, weight: float, scope: str,
     return LinkResult(**row)
 
 
+@changes()  # no word or vector of it stays in the process
 def forget(store: Store, mid: str, *, scope: str, now: datetime, by: str | None,
            hard: bool = False) -> ForgetResult:
     """Soft: archive the memory (still findable by id and exact text). Hard: delete it and
@@ -174,3 +178,11 @@ def forget(store: Store, mid: str, *, scope: str, now: datetime, by: str | None,
                             derived_deleted=row["derived"])
     store.write("edit/forget_soft", id=mid, scope=scope, now=now, by=by)
     return ForgetResult(id=mid, mode="soft", at=now)
+
+
+@changes()
+def drop(store: Store, *, scope: str) -> int:
+    """Delete a whole scope with its own indexes; returns how many memories it held."""
+    scope_indexes.forget(store, scope)
+    rows = store.autocommit("admin/delete_scope", scope=scope)
+    return int(rows[0]["deleted"]) if rows else 0

@@ -22,6 +22,7 @@ from graphmem.base.decay import Curve, cypher_params
 from graphmem.base.types import MemoryIn, WriteReport
 from graphmem.base.vocabulary import HUB_LIMIT, LINK_TAU_DAYS
 from graphmem.embedding.embedders import Embedder
+from graphmem.graph.kept import changes
 from graphmem.graph.schema import VECTOR_INDEX
 from graphmem.graph.store import Store
 from graphmem.lifecycle.summarize import Summarizer, SummaryError, extractive
@@ -88,6 +89,7 @@ class Consolidation(BaseModel):
     warnings: list[str] = []
 
 
+@changes()  # a scope may have become a small share of a grown store, and texts moved
 def sweep(store: Store, *, embedder: Embedder, summarizer: Summarizer, write: Writer,
           scope: str | None, now: datetime, decay: dict[str, Curve],
           options: SweepOptions | None = None, dry_run: bool = False) -> SweepReport:

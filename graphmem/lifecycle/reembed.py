@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from graphmem.embedding.embedders import Embedder
 from graphmem.graph import scope_model
+from graphmem.graph.kept import changes
 from graphmem.graph.store import Store, Tx, run
 from graphmem.write.contexts import BATCH
 from graphmem.write.contexts import set_vectors as contexts_of
@@ -39,6 +40,7 @@ def scopes(store: Store, only: Sequence[str] | None) -> list[tuple[str, str | No
             for r in store.read("admin/scopes_with_models")]
 
 
+@changes("only")  # its model, its depths, its sessions' vectors
 def reembed(store: Store, embedder: Embedder, only: Sequence[str] | None = None, *,
             advance: Callable[[int], None] | None = None) -> list[Reembedded]:
     """Re-embed each scope whose vectors another model made (or `only` these) with
@@ -73,7 +75,6 @@ def reembed(store: Store, embedder: Embedder, only: Sequence[str] | None = None,
                             {r["id"]: (r["context"], contexts[r["id"]]) for r in read})
             run(tx, "admin/set_scope_model", scope=scope, model=model)
             holder.commit()
-        store.kept.forget([scope])  # its model, its depths, its sessions' vectors
         done.append(Reembedded(scope=scope, was=was, model=model, memories=written,
                                contexts=n))
     return done

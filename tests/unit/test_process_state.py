@@ -8,10 +8,11 @@ from __future__ import annotations
 import ast
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from graphmem.graph.kept import Kept
 from graphmem.graph.scope_indexes import Flagged
@@ -146,3 +147,44 @@ def test_a_forget_reaches_every_kind_kept_for_that_scope_only() -> None:
     assert not kept.get(SessionVectors).known(("a", "s"))
     assert kept.get(SessionVectors).known(("b", "s"))
     assert len(kept.get(WordCounts)) == 0  # kept by text, not scope: all go
+
+
+class _Told:
+    """A kind kept that notes what it was told to forget."""
+
+    def __init__(self) -> None:
+        self.told: list[list[str] | None] = []
+
+    def forget(self, scopes: Sequence[str] | None) -> None:
+        self.told.append(None if scopes is None else list(scopes))
+
+
+def test_every_edit_that_takes_text_away_declares_the_scopes_it_changes() -> None:
+    # Not called by hand at each site: the edit declares it (kept.changes), and what the
+    # store keeps of its scopes goes once it returns, or fails.
+    from types import SimpleNamespace
+
+    from graphmem.graph.kept import changes
+    from graphmem.lifecycle import edits, maintenance, reembed
+
+    for edit in (edits.update, edits.forget, edits.drop, maintenance.sweep, reembed.reembed):
+        assert hasattr(edit, "__wrapped__"), edit.__name__
+    store = SimpleNamespace(kept=Kept())
+    told = store.kept.get(_Told)
+
+    @changes()
+    def edit(store: object, *, scope: str | None, fail: bool = False) -> str:
+        if fail:
+            raise ValueError("failed")
+        return "done"
+
+    @changes("only")
+    def several(store: object, only: Sequence[str] | None = None) -> None:
+        pass
+
+    assert edit(store, scope="a") == "done"
+    with pytest.raises(ValueError):
+        edit(store, scope="b", fail=True)
+    edit(store, scope=None)
+    several(store, ["c", "d"])
+    assert told.told == [["a"], ["b"], None, ["c", "d"]]
