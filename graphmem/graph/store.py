@@ -108,8 +108,6 @@ class Store:
                 # fails in seconds, not after the driver's default minute.
                 connection_acquisition_timeout=2 * settings.connect_timeout,
                 max_connection_pool_size=settings.max_connections,
-                # An unreachable server should fail in seconds, not after 30 s of retries.
-                max_transaction_retry_time=10.0,
                 user_agent="graphmem",
                 # Planner notices (e.g. "property last_accessed does not exist yet" before
                 # the first recall reinforces anything) are for Cypher authors, not users.
