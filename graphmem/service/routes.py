@@ -56,11 +56,6 @@ def _surrogate(value: Any, where: str = "") -> str | None:
     return None
 
 
-# A field typed `SkipValidation[...]` is declared with the verb's own model, so the OpenAPI
-# schema shows its fields and bounds, and is checked once: where the facade checks every
-# door's call (with its one-line errors naming the record and field), not here as well.
-
-
 def _no_decay(schema: dict[str, Any]) -> None:
     schema["properties"].pop("decay", None)
 
@@ -71,6 +66,9 @@ class ServiceRecallOptions(RecallOptions):
     model_config = ConfigDict(json_schema_extra=_no_decay, title="RecallOptions")
 
 
+# A field typed `SkipValidation[...]` is declared with the verb's own model, so the OpenAPI
+# schema shows its fields and bounds, and is checked once: where the facade checks every
+# door's call (with its one-line errors naming the record and field), not here as well.
 class RememberBody(_Body):
     """One text, or records (MemoryIn fields), stored as one all-or-nothing batch."""
 
