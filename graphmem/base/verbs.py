@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Self, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -111,3 +112,62 @@ def declared(params: Mapping[str, tuple[Any, Any]]) -> Callable[[F], F]:
             fn.__annotations__.pop(name, None)
         return fn
     return wrap
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One verb of the facade, declared once: its title, what it does to a memory, and
+    the name each door gives it (None: that door does not offer it). The MCP tools and
+    the HTTP routes are registered from this table; the CLI's commands are held to it
+    (tests/unit/test_verbs.py)."""
+
+    name: str  # GraphMem's method (`ops.` for an operator's)
+    title: str
+    #: "read" (recall counts as one: what it writes is the memories' own use), "write",
+    #: or "destructive" (what it removes does not come back).
+    effect: Literal["read", "write", "destructive"]
+    idempotent: bool
+    cli: str | None = None
+    mcp: str | None = None
+    http: str | None = None  # "POST /v1/recall"
+
+
+#: The verbs, an agent's first (the MCP tools are listed in this order).
+VERBS: tuple[Verb, ...] = (
+    Verb("remember", "Remember", "write", False, "remember", "memory_store",
+         "POST /v1/remember"),
+    Verb("recall", "Recall", "read", True, "recall", "memory_recall", "POST /v1/recall"),
+    Verb("update", "Correct a memory", "write", True, "update", "memory_update",
+         "POST /v1/update"),
+    Verb("forget", "Forget", "destructive", True, "forget", "memory_forget",
+         "POST /v1/forget"),
+    Verb("ops.consolidate", "Consolidate", "write", False, mcp="memory_consolidate"),
+    Verb("feedback", "Say whether a memory helped", "write", False, "feedback",
+         "memory_feedback", "POST /v1/feedback"),
+    Verb("context", "What you know, in brief", "read", True, "context", "memory_context",
+         "GET /v1/context"),
+    Verb("session_turns", "A conversation's last turns", "read", True,
+         mcp="memory_session", http="GET /v1/session"),
+    Verb("entities", "What your memories name", "read", True, mcp="memory_entities",
+         http="GET /v1/entities"),
+    Verb("links", "Why a memory is connected", "read", True, mcp="memory_links"),
+    Verb("get", "Read memories by id", "read", True, "get", "memory_get"),
+    Verb("ingest", "Ingest files", "write", True, "ingest"),
+    Verb("history", "A memory's versions", "read", True, "history"),
+    Verb("add_link", "Link two memories", "write", True, "link"),
+    Verb("sweep", "Maintain", "write", True, "sweep"),
+    Verb("overview", "Counts", "read", True, "overview"),
+    Verb("export", "Read a scope's memories as records", "read", True),
+    Verb("export_pack", "Export a pack", "read", True, "export"),
+    Verb("import_pack", "Import a pack", "write", True, "import"),
+    Verb("drop_scope", "Delete a whole scope", "destructive", True, "drop-scope",
+         http="POST /v1/drop_scope"),
+    Verb("ops.reembed", "Move a scope to this model", "write", True, "reembed"),
+    Verb("doctor", "Check the server", "read", True, "doctor"),
+    Verb("init", "Install the schema", "write", True, "init"),
+)
+
+
+def verb(name: str) -> Verb:
+    """The verb of facade method `name`."""
+    return next(v for v in VERBS if v.name == name)

@@ -50,9 +50,10 @@ VERBS = ("remember", "recall", "update", "forget", "feedback", "cross")
 MIX = {"remember": 0.35, "recall": 0.3, "update": 0.08, "forget": 0.07, "feedback": 0.1,
        "cross": 0.1}
 GROUPS = 4
-_WORDS = ["harbour", "ferry", "bakery", "lisbon", "piano", "deploy", "release", "museum",
-          "tram", "river", "office", "garden", "recital", "budget", "invoice", "meeting",
-          "kitchen", "window", "train", "ticket"]
+#: The words the clients' notes and queries are drawn from (`note`).
+WORDS = ["harbour", "ferry", "bakery", "lisbon", "piano", "deploy", "release", "museum",
+         "tram", "river", "office", "garden", "recital", "budget", "invoice", "meeting",
+         "kitchen", "window", "train", "ticket"]
 
 
 class ServeBench(BaseModel):
@@ -255,8 +256,9 @@ def _wait_ready(url: str, proc: subprocess.Popen[bytes], log: str) -> None:
     raise RuntimeError("graphmem serve did not become ready")
 
 
-def _text(rng: random.Random, group: int, key: str) -> str:
-    words = " ".join(rng.choice(_WORDS) for _ in range(8))
+def note(rng: random.Random, group: int, key: str) -> str:
+    """A client's note: its group's marker, the memory's key and eight drawn words."""
+    words = " ".join(rng.choice(WORDS) for _ in range(8))
     return f"grp{group}marker note {key}: {words}"
 
 
@@ -294,14 +296,14 @@ def _request(verb: str, rng: random.Random, group: int, scopes: list[str],
         records = [{"id": f"m-{uuid.uuid4().hex[:12]}", "text": "", "session": "s"}
                    for _ in range(rng.choice((1, 1, 1, 3)))]
         for r in records:
-            r["text"] = _text(rng, group, r["id"])
+            r["text"] = note(rng, group, r["id"])
         return "/v1/remember", {"records": records}
     if verb == "recall":
-        return "/v1/recall", {"query": " ".join(rng.choice(_WORDS) for _ in range(3)),
+        return "/v1/recall", {"query": " ".join(rng.choice(WORDS) for _ in range(3)),
                               "options": {"top_k": 5}}
     if verb == "update":
         target = rng.choice(mine)
-        return "/v1/update", {"id": target, "text": _text(rng, group, target + " again")}
+        return "/v1/update", {"id": target, "text": note(rng, group, target + " again")}
     if verb == "forget":
         return "/v1/forget", {"id": rng.choice(mine), "hard": rng.random() < 0.5}
     if verb == "feedback":

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from graphmem.api import GraphMem
 
 #: The commands, in the order `graphmem bench --help` lists them.
-COMMANDS = ("latency", "crowded", "sweep", "batch", "serve", "cli")
+COMMANDS = ("latency", "crowded", "sweep", "batch", "serve", "verbs", "cli")
 #: The files whose texts make a synthetic store (latency, crowded, sweep).
 StoreTexts = Annotated[list[Path], typer.Argument(
     help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")]
@@ -281,6 +281,38 @@ def serve(
         if result.sigterm_at is not None:
             c.print(f"SIGTERM at {result.sigterm_at} s: exit {result.exit_code}, "
                     f"{result.after_stop} requests found it stopped")
+
+    emit(result, as_json, render)
+
+
+@handled
+def verbs(
+    memories: Annotated[int, typer.Option(help="Notes in the scope first.")] = 300,
+    calls: Annotated[int, typer.Option(help="Measured calls of each verb.")] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """Each verb of `bench serve`'s mix alone, one caller: the CPU of this process (the
+    service's side: embedding, ranking, the driver) and of Neo4j a call, their mix a
+    request, and where a recall's time goes."""
+    if not (1 <= memories <= 100_000 and 1 <= calls <= 10_000):
+        raise InputError("memories must be 1 to 100,000 and calls 1 to 10,000",
+                         field="--memories")
+    from graphmem.bench import verbs as verbs_bench
+
+    with memory() as mem:
+        result = verbs_bench.verbs(mem, memories=memories, calls=calls)
+
+    def render(c) -> None:
+        table = Table("verb", "this process ms", "Neo4j ms", "wall ms", title=(
+            f"A call of each verb, one caller, a scope of {result.memories} notes "
+            f"({result.cores} cores)"), title_justify="left")
+        for v in result.verbs:
+            table.add_row(v.verb, f"{v.python_ms:.1f}", f"{v.neo4j_ms}", f"{v.wall_ms:.1f}")
+        c.print(table)
+        c.print(f"bench serve's mix, a request: this process {result.mix_ms['python']} ms, "
+                f"Neo4j {result.mix_ms['neo4j']} ms")
+        c.print("a recall's stages (ms): " + ", ".join(
+            f"{k} {v}" for k, v in result.recall_stages.model_dump().items()))
 
     emit(result, as_json, render)
 

@@ -22,6 +22,7 @@ from graphmem.base.options import KindOrAlias as Kind
 from graphmem.base.options import RecallOptions
 from graphmem.base.types import MAX_QUERY_CHARS, Hit, MemoryIn, MemoryOut
 from graphmem.base.verbs import (
+    VERBS,
     ContextArgs,
     EntitiesArgs,
     SessionArgs,
@@ -73,22 +74,12 @@ class Access(NamedTuple):
     session: str | None = None
 
 
-#: Each tool's title and its hints to a host (read-only, destructive, idempotent), so a
-#: host can run recall without asking and warn before a hard forget. Recall counts as a
-#: read: what it writes is the memory's own use (reinforcement), not the agent's content.
+#: Each tool's title and its hints to a host (read-only, destructive, idempotent), from the
+#: verb table (graphmem.base.verbs), so a host can run recall without asking and warn
+#: before a hard forget.
 TOOLS: dict[str, tuple[str, bool, bool, bool]] = {
-    "memory_store": ("Remember", False, False, False),
-    "memory_recall": ("Recall", True, False, True),
-    "memory_update": ("Correct a memory", False, False, True),
-    "memory_forget": ("Forget", False, True, True),
-    "memory_consolidate": ("Consolidate", False, False, False),
-    "memory_feedback": ("Say whether a memory helped", False, False, False),
-    "memory_context": ("What you know, in brief", True, False, True),
-    "memory_session": ("A conversation's last turns", True, False, True),
-    "memory_entities": ("What your memories name", True, False, True),
-    "memory_links": ("Why a memory is connected", True, False, True),
-    "memory_get": ("Read memories by id", True, False, True),
-}
+    v.mcp: (v.title, v.effect == "read", v.effect == "destructive", v.idempotent)
+    for v in VERBS if v.mcp}
 
 
 #: MCP sessions whose memory sessions a server keeps (the oldest is forgotten past it).

@@ -4,6 +4,7 @@ grant for the scope it names (`graphmem.base.grants`) before it reaches the stor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -15,7 +16,7 @@ from graphmem.base import grants
 from graphmem.base.errors import InputError
 from graphmem.base.options import RecallOptions, parse
 from graphmem.base.types import MAX_QUERY_CHARS, MemoryIn, MetaValue, RecallResult, WriteReport
-from graphmem.base.verbs import ContextArgs, EntitiesArgs, SessionArgs, agent_written
+from graphmem.base.verbs import VERBS, ContextArgs, EntitiesArgs, SessionArgs, agent_written
 from graphmem.graph import tokens
 from graphmem.service.admission import Granted, Limits, ServiceError
 
@@ -148,14 +149,18 @@ def router(mem: GraphMem, limits: Limits) -> APIRouter:
         ready = report.ok
         return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
-    _writes(router, mem, limits)
-    _reads(router, mem)
+    # Each verb's route as the verb table declares it (graphmem.base.verbs.VERBS).
+    handlers = {**_writes(mem, limits), **_reads(mem)}
+    for v in VERBS:
+        if v.http:
+            method, path = v.http.split()
+            router.add_api_route(path, handlers[v.name], methods=[method], summary=v.title)
     return router
 
 
-def _reads(router: APIRouter, mem: GraphMem) -> None:
-    """The routes that read (recall, entities, session, context): any grant of the scope."""
-    @router.post("/v1/recall")
+def _reads(mem: GraphMem) -> dict[str, Callable[..., Any]]:
+    """The handlers of the verbs that read (recall, entities, session, context): any
+    grant of the scope."""
     def recall(body: RecallBody, g: Granted) -> RecallResult:
         """The memories of the scope (and its permitted layers) that best answer a query."""
         scope = scope_of(g, body.scope)
@@ -171,32 +176,31 @@ def _reads(router: APIRouter, mem: GraphMem) -> None:
             scope_of(g, layer)
         return mem.recall(body.query, scope=scope, options=checked)
 
-    @router.get("/v1/entities")
     def entities(g: Granted, scope: str | None = None,
                  limit: int = bounded(EntitiesArgs, "limit")) -> list[Any]:
         """What the scope's memories name, most mentioned first."""
         return [e.model_dump(mode="json")
                 for e in mem.entities(scope=scope_of(g, scope), limit=limit)]
 
-    @router.get("/v1/session")
     def session(g: Granted, session: str, scope: str | None = None,
                 last: int = bounded(SessionArgs, "last")) -> list[Any]:
         """A conversation's last turns, in order."""
         return [m.model_dump(mode="json") for m in
                 mem.session_turns(session, scope=scope_of(g, scope), last=last)]
 
-    @router.get("/v1/context")
     def context(g: Granted, scope: str | None = None, top: int = bounded(ContextArgs, "top"),
                 max_tokens: int = bounded(ContextArgs, "max_tokens")) -> dict[str, Any]:
         """The tiered load: L0 (counts per kind) and L1 (the best memories, budgeted)."""
         return mem.context(scope=scope_of(g, scope), top=top,
                            max_tokens=max_tokens).model_dump(mode="json")
 
+    return {"recall": recall, "entities": entities, "session_turns": session,
+            "context": context}
 
-def _writes(router: APIRouter, mem: GraphMem, limits: Limits) -> None:
-    """The routes that write (remember, update, forget, drop a scope, feedback): a grant
-    that may write the scope."""
-    @router.post("/v1/remember")
+
+def _writes(mem: GraphMem, limits: Limits) -> dict[str, Callable[..., Any]]:
+    """The handlers of the verbs that write (remember, update, forget, drop a scope,
+    feedback): a grant that may write the scope."""
     def remember(body: RememberBody, g: Granted) -> WriteReport:
         """Store one text or a batch of records (all or nothing)."""
         scope = scope_of(g, body.scope, write=True)
@@ -220,28 +224,27 @@ def _writes(router: APIRouter, mem: GraphMem, limits: Limits) -> None:
                             session=body.session, visibility=body.visibility,
                             source="<http>")
 
-    @router.post("/v1/update")
     def update(body: UpdateBody, g: Granted) -> WriteReport:
         """Change a memory in place (a new text keeps the old as a version)."""
         scope = scope_of(g, body.scope, write=True)
         return mem.update(body.id, scope=scope, text=body.text, kind=body.kind,
                           importance=body.importance, tags=body.tags, metadata=body.metadata)
 
-    @router.post("/v1/forget")
     def forget(body: ForgetBody, g: Granted) -> dict[str, Any]:
         """Archive a memory, or delete it for good."""
         scope = scope_of(g, body.scope, write=True)
         return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
 
-    @router.post("/v1/drop_scope")
     def drop_scope(body: DropScopeBody, g: Granted) -> dict[str, Any]:
         """Delete a whole scope for good (a user's whole memory): its memories, versions,
         tombstones, sessions, entities and indexes of its own. A writer's token only."""
         scope = scope_of(g, body.scope, write=True)
         return {"scope": scope, "deleted": mem.drop_scope(scope)}
 
-    @router.post("/v1/feedback")
     def feedback(body: FeedbackBody, g: Granted) -> dict[str, Any]:
         """Tell the memory a recalled memory helped, or did not."""
         scope = scope_of(g, body.scope, write=True)
         return mem.feedback(body.id, used=body.used, scope=scope).model_dump(mode="json")
+
+    return {"remember": remember, "update": update, "forget": forget,
+            "drop_scope": drop_scope, "feedback": feedback}

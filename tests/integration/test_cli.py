@@ -390,6 +390,22 @@ def test_bench_sweep_runs_on_a_small_store(cli: CliRunner, tmp_path) -> None:
     assert result["sweep_seconds"] > 0 and result["second_sweep_seconds"] > 0
 
 
+def test_bench_verbs_splits_each_verbs_cost_and_leaves_nothing(cli: CliRunner,
+                                                                mem: GraphMem) -> None:
+    before = set(mem.scopes("bench:verbs:"))
+    done = cli.invoke(app, ["bench", "verbs", "--memories", "20", "--calls", "3", "--json"])
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    costs = {v["verb"]: v for v in result["verbs"]}
+    assert set(costs) == {"remember", "recall", "update", "feedback", "forget"}
+    assert all(v["calls"] == 3 and v["wall_ms"] > 0 for v in costs.values())
+    # A remember embeds its texts here; a feedback embeds nothing.
+    assert costs["remember"]["python_ms"] > costs["feedback"]["python_ms"]
+    assert result["memories"] >= 20 and result["recall_stages"]["round_trips"] >= 1
+    assert result["mix_ms"]["python"] > 0
+    assert set(mem.scopes("bench:verbs:")) == before  # its scope is dropped
+
+
 def test_browse_prints_the_url_and_a_query_to_paste(cli: CliRunner, mem: GraphMem) -> None:
     done = cli.invoke(app, ["browse", "m-1", "--json"])
     assert done.exit_code == 0, done.stderr
