@@ -99,10 +99,14 @@ def private_folder() -> Path | None:
     return where
 
 
-def code_stamp() -> str:
+#: graphmem's package folder (this module's is base/, inside it).
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def code_stamp(package: Path = PACKAGE) -> str:
     """What names a warm process: this Python, graphmem's place and version, and the
-    modification times of its code and queries, so a changed graphmem gets a new one."""
-    package = Path(__file__).resolve().parents[1]  # graphmem/, not base/
+    modification times of its code and queries (`package`'s, and the cypher/ beside it),
+    so a changed graphmem gets a new one."""
     parts = [sys.executable, str(package)]
     for root in (package, package.parent / "cypher"):
         if root.is_dir():

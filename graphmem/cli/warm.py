@@ -232,7 +232,7 @@ class _Server:
         self.run, self.takes = run, takes
         self.state: dict[str, Any] = {
             "pid": os.getpid(), "since": time.time(), "calls": 0, "socket": str(path),
-            "graphmem": str(Path(handoff.__file__).resolve().parents[1]),
+            "graphmem": str(handoff.PACKAGE),
             "cwd": os.getcwd(), "sys_path": list(sys.path)}
         self._lock = threading.Lock()
         self._working: dict[socket.socket, threading.Lock] = {}

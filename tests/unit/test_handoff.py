@@ -69,19 +69,24 @@ def test_a_call_with_nothing_listening_runs_here(tmp_path: Path,
 
 
 def test_the_code_stamp_changes_with_graphmems_code(tmp_path: Path) -> None:
-    # Any module of the package and any query, not only the hand-off's own folder.
-    from graphmem.graph.queries import cypher_dir
-    from graphmem.read import rank
+    # Any module of the package and any query, not only the hand-off's own folder; on a
+    # copy of their layout (changing graphmem's own files would move the stamp of every
+    # warm process the suite's other workers run meanwhile).
+    import graphmem
 
-    before = handoff.code_stamp()
-    for changed in (Path(rank.__file__), cypher_dir() / "recall" / "retrieve.cypher"):
-        stamp = changed.stat().st_mtime_ns
-        try:
-            os.utime(changed, ns=(stamp + 10**9, stamp + 10**9))
-            assert handoff.code_stamp() != before, changed
-        finally:
-            os.utime(changed, ns=(stamp, stamp))
-        assert handoff.code_stamp() == before
+    assert Path(graphmem.__file__).resolve().parent == handoff.PACKAGE
+    package = tmp_path / "graphmem"
+    changed = [package / "read" / "rank.py", tmp_path / "cypher" / "recall" / "retrieve.cypher"]
+    for path in [package / "base" / "handoff.py", *changed]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n")
+    before = handoff.code_stamp(package)
+    for path in changed:
+        stamp = path.stat().st_mtime_ns
+        os.utime(path, ns=(stamp + 10**9, stamp + 10**9))
+        assert handoff.code_stamp(package) != before, path
+        os.utime(path, ns=(stamp, stamp))
+        assert handoff.code_stamp(package) == before
 
 
 def test_the_warm_process_starts_with_no_secret_and_no_python_path() -> None:
