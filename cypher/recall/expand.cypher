@@ -7,8 +7,10 @@
 // them (an entity of more than $hub_limit memories carries nothing), and which of the
 // pool (the direct hits) are about them. With $turns, every memory here and of the pool
 // with its neighbours in its session (fragments/neighbours).
-// Params: $lists: {sources (list of {id, scope}), entities (list of entity keys), pool
-//         (list of {id, scope})} (one map: Neo4j keys a plan on each list's size),
+// Params: $lists: {sources (list of {id, scope}), entities (list of entity keys to reach
+//         memories by), named (the keys the query names: what a reached memory is about,
+//         of those), pool (list of {id, scope})} (one map: Neo4j keys a plan on each
+//         list's size),
 //         $two_hops, $width, $vector and $semantic (as recall/retrieve), $hub_limit,
 //         $turns, $scope, $layers, $lifecycles, $kinds, $filters, $since, $until.
 // Returns one row: edges and, with the second step taken (second), second_edges (lists
@@ -16,7 +18,7 @@
 //          weight, since (epoch ms), degree}), named (list of {to, to_scope, entity,
 //          name, degree}), named_entities (how many of the entities carry activation),
 //          memories (each reached memory once: {memory (fragments/rank_facts), about
-//          (keys of what it is about), before, after, similarity (to the query:
+//          (of $lists.named, the keys it is about), before, after, similarity (to the query:
 //          (1 + cos) / 2)}), and pool ({id, scope, about (the keys of the entities it is
 //          about, of those named), before, after}).
 CALL () {
@@ -67,7 +69,10 @@ CALL (edges, second_edges, named) {
   OPTIONAL CALL (m) {
     {{neighbours}}
   }
-  RETURN collect({memory: {{rank_facts}}, about: [(m)-[:ABOUT]->(e:Entity) | e.key],
+  // What it is about, of what the query names (a memory's every edge is read for it:
+  // none when the query names nothing).
+  RETURN collect({memory: {{rank_facts}}, about: CASE WHEN size($lists.named) = 0 THEN []
+                    ELSE [(m)-[:ABOUT]->(e:Entity) WHERE e.key IN $lists.named | e.key] END,
                   before: before, after: after,
                   similarity: CASE WHEN NOT $semantic OR m.embedding IS NULL THEN null
                                    ELSE vector.similarity.cosine(m.embedding, $vector)

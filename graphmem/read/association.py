@@ -45,7 +45,7 @@ def associate(store: Store, plan: RecallPlan, pool: list[fusion.Candidate],
     common = {**plan.common(), "hub_limit": plan.opts.association.hub_limit}
     seeds = {rank.key(c.memory): c.score for c in pool[:spread.seeds]}
     first = expand(store, seeds, common, vector, entities, pool,
-                   second_within=spread.width if spread.hops >= 2 else 0)
+                   second_within=spread.width if spread.hops >= 2 else 0, named=entities)
     pool = _pooled(pool, first["pool"])
     memories, cosines = _reached(first)
     by_query = (rank.named(first["named"], first["named_entities"], spread.width)
@@ -58,7 +58,7 @@ def associate(store: Store, plan: RecallPlan, pool: list[fusion.Candidate],
         edges = first["second_edges"]
         if not first["second"]:
             # The first hop reached more than `width`: the second spreads from its widest.
-            again = expand(store, sources, common, vector, [], [])
+            again = expand(store, sources, common, vector, [], [], named=entities)
             trips += 1
             edges = again["edges"]
             more, closer = _reached(again)
@@ -72,14 +72,16 @@ def associate(store: Store, plan: RecallPlan, pool: list[fusion.Candidate],
 
 def expand(store: Store, sources: dict[tuple[str, str], float], common: dict[str, Any],
            vector: list[float] | None, entities: list[str], pool: list[fusion.Candidate],
-           second_within: int = 0) -> ExpandRow:
+           second_within: int = 0, named: list[str] | None = None) -> ExpandRow:
     """`recall/expand` from `sources`: one step, and the step after it in the same round
-    trip when the first reaches at most `second_within` memories (`second`)."""
+    trip when the first reaches at most `second_within` memories (`second`); from
+    `entities` too. Each memory reached says which of `named` (what the query names)
+    it is about."""
     # Lists whose sizes vary travel in one map (docs/decisions.md).
     rows = cast(list[ExpandRow], store.read("recall/expand", **common, **vector_params(vector),
                       two_hops=second_within > 0, width=second_within,
                       lists={"sources": [{"scope": s, "id": i} for s, i in sources],
-                             "entities": entities,
+                             "entities": entities, "named": named or [],
                              "pool": [{"scope": c.memory["scope"], "id": c.memory["id"]}
                                       for c in pool]}))
     row = rows[0]

@@ -75,7 +75,8 @@ def test_association_reads_a_memorys_own_edges(mem: GraphMem, store: Store) -> N
     beside the pattern the planner read every memory of the scope and asked each for an
     edge to the source (Expand(Into)), 180 ms at 1,200 memories against 18."""
     text = queries.query("recall/expand", store.variant)
-    params = {"lists": {"sources": [{"id": "x", "scope": "s"}], "entities": [], "pool": []},
+    params = {"lists": {"sources": [{"id": "x", "scope": "s"}], "entities": [], "named": [],
+                        "pool": []},
               "two_hops": True, "width": 30, "vector": [0.1] * 384, "hub_limit": 50,
               "turns": True, "scope": "s", "layers": [], "lifecycles": ["active"],
               "kinds": ["semantic"], "filters": [], "since": EARLIEST, "until": LATEST}
