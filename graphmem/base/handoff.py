@@ -139,16 +139,24 @@ def call(argv: list[str]) -> int | None:
         return None
     if path is None:
         return None
-    answer = _ask(path, argv)
-    if answer is None:
-        start(path)
-        return None
-    if answer is _NOT_TAKEN:
-        return None
-    sys.stdout.write(answer.get("stdout", ""))
-    sys.stdout.flush()
-    sys.stderr.write(answer.get("stderr", ""))
-    return int(answer.get("code", 1))
+    # A write's answer, once in, is printed whatever the caller presses: `_ask` stops
+    # Ctrl-C from then on, and it comes back here once the answer is out.
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        answer = _ask(path, argv)
+        if answer is None:
+            start(path)
+            return None
+        if answer is _NOT_TAKEN:
+            return None
+        sys.stdout.write(answer.get("stdout", ""))
+        sys.stdout.flush()
+        sys.stderr.write(answer.get("stderr", ""))
+        sys.stderr.flush()
+        return int(answer.get("code", 1))
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _ask(path: Path, argv: list[str]) -> dict[str, Any] | None:
@@ -169,6 +177,7 @@ def _ask(path: Path, argv: list[str]) -> dict[str, Any] | None:
                if sys.stdout.isatty() else 0}
     writes = argv[0] in WRITES
     sending = False
+    received: list[bytes] = []  # kept by an interrupt: the answer may be in already
     try:
         try:
             if not conn.recv(1):  # the warm process takes a call at once, or not at all
@@ -177,19 +186,21 @@ def _ask(path: Path, argv: list[str]) -> dict[str, Any] | None:
             conn.sendall(json.dumps(request).encode() + b"\n")
             conn.shutdown(socket.SHUT_WR)
             conn.settimeout(SILENT_SECONDS)  # it says it is alive while it works
-            data = _read_all(conn)
+            _read_into(conn, received)
+            if writes:  # the answer is in: it is printed, whatever is pressed now
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
         except TimeoutError:
             if not sending or not writes:
                 return _NOT_TAKEN  # nothing of it was printed: the call runs here
             return _lost("went silent during the call")
         except OSError:
-            data = b""
+            received.clear()
         except KeyboardInterrupt:
-            return _interrupted(conn, sending and writes)
+            return _interrupted(conn, sending and writes, received)
     finally:
         conn.close()
     try:
-        answer = json.loads(data)
+        answer = json.loads(b"".join(received))
     except ValueError:
         return _lost("ended during the call")
     if not isinstance(answer, dict) or answer.get("decline"):
@@ -203,24 +214,23 @@ def _lost(what: str) -> dict[str, Any]:
             "(GRAPHMEM_WARM=off runs each call on its own)\n"}
 
 
-def _interrupted(conn: socket.socket, wait: bool) -> dict[str, Any]:
+def _interrupted(conn: socket.socket, wait: bool, received: list[bytes]) -> dict[str, Any]:
     """Ctrl-C during a handed-off call. A read is dropped. A write the warm process has
-    taken may be committing: the caller waits for its outcome and reports it, so a write
-    either lands and is reported or is not made (further interrupts are ignored while
-    it waits, for at most SILENT_SECONDS of silence)."""
+    taken may be committing: the caller waits for its outcome (the rest of it, after what
+    was `received` already) and reports it, so a write either lands and is reported or
+    is not made (further interrupts are ignored from here until it is printed, `call`;
+    it waits for at most SILENT_SECONDS of silence)."""
     if not wait:
         return {"stdout": "", "stderr": INTERRUPTED, "code": INTERRUPTED_CODE}
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr.write("interrupted: the write was handed off already; waiting for "
+                     "its outcome\n")
+    sys.stderr.flush()
     try:
-        sys.stderr.write("interrupted: the write was handed off already; waiting for "
-                         "its outcome\n")
-        sys.stderr.flush()
-        try:
-            answer = json.loads(_read_all(conn))
-        except (OSError, ValueError):
-            return _lost("ended after the interrupt")
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        _read_into(conn, received)
+        answer = json.loads(b"".join(received))
+    except (OSError, ValueError):
+        return _lost("ended after the interrupt")
     if not isinstance(answer, dict):
         return _lost("ended after the interrupt")
     if answer.get("not_run") or answer.get("decline"):  # it had not the whole call
@@ -229,11 +239,11 @@ def _interrupted(conn: socket.socket, wait: bool) -> dict[str, Any]:
             "code": answer.get("code") or INTERRUPTED_CODE}
 
 
-def _read_all(conn: socket.socket) -> bytes:
-    chunks = []
+def _read_into(conn: socket.socket, received: list[bytes]) -> None:
+    """Read `conn` to its end into `received` (which holds what came before an
+    interrupt, too)."""
     while chunk := conn.recv(65536):
-        chunks.append(chunk)
-    return b"".join(chunks)
+        received.append(chunk)
 
 
 def start_env(environ: Mapping[str, str]) -> dict[str, str]:
