@@ -178,9 +178,9 @@ class GraphMem:
                       last: int = SESSION_TURNS, every: bool = False) -> list[MemoryOut]:
         """The last `last` live turns of a session (default: the configured one), in
         order; with `every`, archived and shadowed turns too."""
-        return find.session_turns(self._core.store, self._core.scope(scope),
-                                  session or self.settings.session or "",
-                                  SessionArgs.check(last=last).last, every=every)
+        args = SessionArgs.check(session=session or self.settings.session or "", last=last)
+        return find.session_turns(self._core.store, self._core.scope(scope), args.session,
+                                  args.last, every=every)
 
     def entities(self, *, scope: str | None = None,
                  limit: int = ENTITIES) -> list[EntityOut]:

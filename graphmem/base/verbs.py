@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Self, TypeVar
+from typing import Annotated, Any, Literal, Self, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -56,6 +56,7 @@ class ContextArgs(Declared):
 class SessionArgs(Declared):
     """`session`: a conversation's last turns."""
 
+    session: str = Field(description="The conversation or run.")
     last: int = Field(SESSION_TURNS, ge=1, le=MAX_LISTED, description="How many turns.")
 
 
@@ -64,6 +65,12 @@ class EntitiesArgs(Declared):
 
     limit: int = Field(ENTITIES, ge=1, le=MAX_LISTED,
                        description="How many, most mentioned first.")
+
+
+class HistoryArgs(Declared):
+    """`history`: a memory's versions."""
+
+    memory_id: str = Field(description="The memory's id.")
 
 
 def agent_written(record: Mapping[str, Any], kind: str | None = None) -> dict[str, Any]:
@@ -130,6 +137,9 @@ class Verb:
     cli: str | None = None
     mcp: str | None = None
     http: str | None = None  # "POST /v1/recall"
+    #: Its parameters besides the scope: a door with no handler of its own for this verb
+    #: makes one from them (`run` calls it; tests/integration/test_verb_doors.py).
+    args: type[Declared] | None = None
 
 
 #: The verbs, an agent's first (the MCP tools are listed in this order).
@@ -145,15 +155,16 @@ VERBS: tuple[Verb, ...] = (
     Verb("feedback", "Say whether a memory helped", "write", False, "feedback",
          "memory_feedback", "POST /v1/feedback"),
     Verb("context", "What you know, in brief", "read", True, "context", "memory_context",
-         "GET /v1/context"),
-    Verb("session_turns", "A conversation's last turns", "read", True,
-         mcp="memory_session", http="GET /v1/session"),
-    Verb("entities", "What your memories name", "read", True, mcp="memory_entities",
-         http="GET /v1/entities"),
+         "GET /v1/context", ContextArgs),
+    Verb("session_turns", "A conversation's last turns", "read", True, "session",
+         "memory_session", "GET /v1/session", SessionArgs),
+    Verb("entities", "What your memories name", "read", True, "entities",
+         "memory_entities", "GET /v1/entities", EntitiesArgs),
     Verb("links", "Why a memory is connected", "read", True, mcp="memory_links"),
     Verb("get", "Read memories by id", "read", True, "get", "memory_get"),
     Verb("ingest", "Ingest files", "write", True, "ingest"),
-    Verb("history", "A memory's versions", "read", True, "history"),
+    Verb("history", "A memory's versions", "read", True, "history", "memory_history",
+         "GET /v1/history", HistoryArgs),
     Verb("add_link", "Link two memories", "write", True, "link"),
     Verb("sweep", "Maintain", "write", True, "sweep"),
     Verb("overview", "Counts", "read", True, "overview"),
@@ -171,3 +182,24 @@ VERBS: tuple[Verb, ...] = (
 def verb(name: str) -> Verb:
     """The verb of facade method `name`."""
     return next(v for v in VERBS if v.name == name)
+
+
+def method(facade: Any, verb: Verb) -> Callable[..., Any]:
+    """The facade's method (`facade` a GraphMem, or its class) that `verb` calls."""
+    owner, _, name = verb.name.rpartition(".")
+    return getattr(getattr(facade, owner) if owner else facade, name)
+
+
+def run(facade: Any, verb: Verb, args: Mapping[str, Any], scope: str) -> Any:
+    """Verb `verb` called on `facade` (a GraphMem) in `scope` with `args`, held to its
+    declaration: what a door made from the table answers."""
+    assert verb.args is not None, verb.name
+    return method(facade, verb)(**dict(verb.args.check(**args)), scope=scope)
+
+
+def described(facade: type, verb: Verb) -> tuple[str, Any]:
+    """What `verb` does and returns, for a door's help and schema: its facade method's
+    docstring and return type."""
+    called = method(facade, verb)
+    return (inspect.cleandoc(called.__doc__ or verb.title),
+            get_type_hints(called).get("return", Any))

@@ -6,6 +6,7 @@ import functools
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +18,7 @@ from graphmem.base.errors import InputError
 from graphmem.base.vocabulary import FORMATS
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
+from graphmem.cli import made
 from graphmem.cli import maintain as maintain_cmd
 from graphmem.cli import packs as packs_cmd
 from graphmem.cli import read as read_cmd
@@ -37,16 +39,6 @@ from graphmem.cli.output import (
     show_progress,
 )
 
-app = typer.Typer(
-    name="graphmem",
-    help="Perfect-recall, graph-native associative memory for AI agents, on Neo4j.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # Docstrings are wrapped at 90 columns; markdown joins their lines into paragraphs.
-    rich_markup_mode="markdown",
-)
-
 
 def _print_version(asked: bool) -> None:
     if asked:
@@ -56,22 +48,12 @@ def _print_version(asked: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(version: Annotated[bool, typer.Option(
         "--version", callback=_print_version, is_eager=True,
         help="Print graphmem's version and exit.")] = False) -> None:
     """Perfect-recall, graph-native associative memory for AI agents, on Neo4j."""
 
 
-app.add_typer(server_cmd.app, name="server")
-app.add_typer(bench_cmd.app, name="bench")
-app.add_typer(service_cmd.token_app, name="token")
-app.add_typer(warm_cmd.app, name="warm")
-app.command("serve")(service_cmd.serve)
-app.command("demo")(demo_cmd.demo)
-
-
-@app.command()
 @handled
 def init(as_json: JsonOpt = False) -> None:
     """Install the schema (constraints, vector, full-text and range indexes), have the
@@ -91,7 +73,6 @@ def init(as_json: JsonOpt = False) -> None:
              if waiting else "")))
 
 
-@app.command()
 @handled
 def doctor(as_json: JsonOpt = False) -> None:
     """Report the server (URI, version, edition, the release line and what it enables),
@@ -157,7 +138,6 @@ def _writing(given: dict[str, Any]) -> dict[str, Any]:
             "allow_forgotten": given["allow_forgotten"]}
 
 
-@app.command()
 @handled
 @verbs.declared(WRITING)
 def remember(
@@ -192,7 +172,6 @@ def remember(
     finish_write(report, given["as_json"])
 
 
-@app.command()
 @handled
 @verbs.declared(WRITING)
 def ingest(
@@ -214,20 +193,6 @@ def ingest(
     finish_write(report, given["as_json"])
 
 
-app.command()(read_cmd.get)
-app.command()(read_cmd.recall)
-app.command("context")(read_cmd.context_cmd)
-
-app.command("export")(packs_cmd.export_cmd)
-app.command("import")(packs_cmd.import_cmd)
-for _command in maintain_cmd.COMMANDS:
-    app.command()(_command)
-# The periodic sweep is also called a tick; both names run it.
-app.command("tick", help="The same as `sweep` (the periodic run's other name).")(
-    maintain_cmd.sweep)
-
-
-@app.command("mcp")
 @handled
 def mcp_cmd(
     scope: ScopeOpt = None,
@@ -248,6 +213,45 @@ def mcp_cmd(
         raise InputError(f"unknown transport {transport!r} (stdio or http)",
                          field="--transport")
     mcp.serve(open_memory(scope, embeds=True), transport, host=host, port=port)
+
+
+#: The verbs' own commands (the rest of the verb table's are made from it: `made`).
+OWN: dict[str, Callable[..., None]] = {
+    "remember": remember, "recall": read_cmd.recall, "update": maintain_cmd.update,
+    "forget": maintain_cmd.forget, "feedback": maintain_cmd.feedback,
+    "context": read_cmd.context_cmd, "get": read_cmd.get, "ingest": ingest,
+    "history": maintain_cmd.history, "add_link": maintain_cmd.link,
+    "sweep": maintain_cmd.sweep, "overview": maintain_cmd.overview,
+    "export_pack": packs_cmd.export_cmd, "import_pack": packs_cmd.import_cmd,
+    "drop_scope": maintain_cmd.drop_scope, "ops.reembed": maintain_cmd.reembed,
+    "doctor": doctor, "init": init}
+
+
+def make_app(table: tuple[verbs.Verb, ...] = verbs.VERBS) -> typer.Typer:
+    """The `graphmem` command: a command for each verb of `table` the CLI offers, under
+    the name the table gives it, and the doors, the local server and the benchmarks."""
+    app = typer.Typer(
+        name="graphmem",
+        help="Perfect-recall, graph-native associative memory for AI agents, on Neo4j.",
+        no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+        # Docstrings are wrapped at 90 columns; markdown joins their lines into paragraphs.
+        rich_markup_mode="markdown")
+    app.callback()(root)
+    for v in table:
+        if v.cli:
+            app.command(v.cli)(OWN.get(v.name) or made.command(v))
+    # The periodic sweep is also called a tick; both names run it.
+    app.command("tick", help="The same as `sweep` (the periodic run's other name).")(
+        maintain_cmd.sweep)
+    app.command("browse")(maintain_cmd.browse)
+    app.command("mcp")(mcp_cmd)
+    app.command("serve")(service_cmd.serve)
+    app.command("demo")(demo_cmd.demo)
+    app.add_typer(server_cmd.app, name="server")
+    app.add_typer(bench_cmd.app, name="bench")
+    app.add_typer(service_cmd.token_app, name="token")
+    app.add_typer(warm_cmd.app, name="warm")
+    return app
 
 
 @warm_cmd.app.command("serve")
@@ -283,6 +287,9 @@ def handed_off(argv: list[str]) -> bool:
 @functools.cache
 def _click_command() -> Any:
     return typer.main.get_command(app)
+
+
+app = make_app()
 
 
 def exit_on_sigterm() -> None:

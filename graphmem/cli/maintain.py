@@ -268,6 +268,3 @@ def _one_target(scope: str | None, all_scopes: bool) -> None:
     if scope and all_scopes:
         raise InputError("give --scope or --all-scopes, not both", field="--all-scopes")
 
-
-COMMANDS = (sweep, overview, feedback, update, history, link, forget, drop_scope, reembed,
-            browse)

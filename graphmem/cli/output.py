@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import json
 import os
 import sys
@@ -52,16 +53,20 @@ def declared(model: type[BaseModel], names: tuple[str, ...], *,
              helps: dict[str, str] | None = None,
              unset: bool = False) -> dict[str, tuple[Any, Any]]:
     """Fields `names` of `model` (a verb's declaration, `graphmem.base.verbs`) as this
-    command's options: --top-k for top_k unless `flags` names others, the help and default
-    declared (None with `unset`: a change leaves out what it does not name), the value as
-    typed unless `types` says how the command reads it (a date as text, say). Their
-    bounds are the facade's to check, worded as at every door."""
+    command's options (a required one its argument, unless `unset`): --top-k for top_k
+    unless `flags` names others, the help and default declared (None with `unset`: a
+    change leaves out what it does not name), the value as typed unless `types` says how
+    the command reads it (a date as text, say). Their bounds are the facade's to check,
+    worded as at every door."""
     out = {}
     for name in names:
         f = model.model_fields[name]
-        names_ = (flags or {}).get(name, (f"--{name.replace('_', '-')}",))
         kind = (types or {}).get(name, f.annotation)
         help_ = (helps or {}).get(name, f.description)
+        if f.is_required() and not unset:  # a required value is the command's argument
+            out[name] = (Annotated[kind, typer.Argument(help=help_)], inspect.Parameter.empty)
+            continue
+        names_ = (flags or {}).get(name, (f"--{name.replace('_', '-')}",))
         out[name] = (Annotated[kind, typer.Option(*names_, help=help_)],
                      None if unset else f.get_default(call_default_factory=True))
     return out

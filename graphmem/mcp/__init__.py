@@ -23,16 +23,16 @@ from pydantic import ValidationError
 
 from graphmem.api import GraphMem
 from graphmem.base.errors import InputError, invalid
+from graphmem.base.verbs import VERBS, Verb
 from graphmem.mcp.tools import (
     MAX_CONNECTIONS,
-    TOOLS,
     Access,
     Kind,
     Tools,
     connection_session,
 )
 
-__all__ = ["MAX_CONNECTIONS", "TOOLS", "Access", "Kind", "Tools", "build",
+__all__ = ["MAX_CONNECTIONS", "Access", "Kind", "Tools", "build",
            "connection_session", "serve", "warm_up_meanwhile"]
 
 INSTRUCTIONS = """\
@@ -77,9 +77,11 @@ class _Server(MCPServer):
 
 
 def build(mem: GraphMem, session: str | None = None, *,
-          access: Callable[[], Access] | None = None, **server_options: Any) -> MCPServer:
+          access: Callable[[], Access] | None = None, table: tuple[Verb, ...] = VERBS,
+          **server_options: Any) -> MCPServer:
     """An MCP server whose tools act on `mem`'s scope, or on the scope `access` gives for
-    each call (the service's, from the caller's token). What the agent stores without
+    each call (the service's, from the caller's token), a tool for each verb of `table` MCP
+    offers. What the agent stores without
     naming a session joins `session` (default: the configured one, else one of this
     connection's own), in order of arrival, so its conversation gets its order."""
     from importlib import metadata
@@ -88,14 +90,19 @@ def build(mem: GraphMem, session: str | None = None, *,
                      version=metadata.version("graphmem"),
                      description="Associative long-term memory", **server_options)
     tools = Tools(mem, access, session)
-    for name, (title, read_only, destructive, idempotent) in TOOLS.items():
-        fn = getattr(tools, name)
+    # Each tool's hints to a host (read-only, destructive, idempotent) are its verb's, so
+    # a host can run recall without asking and warn before a hard forget.
+    for v in table:
+        if not v.mcp:
+            continue
+        fn = getattr(tools, v.mcp, None) or tools.made(v)
         # The docstring as a description, without the source's indentation.
-        server.tool(name=name, title=title, description=inspect.cleandoc(fn.__doc__ or ""),
+        server.tool(name=v.mcp, title=v.title, description=inspect.cleandoc(fn.__doc__ or ""),
                     annotations=ToolAnnotations(
-                        title=title, read_only_hint=read_only, destructive_hint=destructive,
-                        idempotent_hint=idempotent, open_world_hint=False))(fn)
-        _refuse_unknown_arguments(server, name)
+                        title=v.title, read_only_hint=v.effect == "read",
+                        destructive_hint=v.effect == "destructive",
+                        idempotent_hint=v.idempotent, open_world_hint=False))(fn)
+        _refuse_unknown_arguments(server, v.mcp)
     return server
 
 

@@ -5,6 +5,7 @@ every door uses (`graphmem.base.errors`). What each tool is for: docs/integratio
 
 from __future__ import annotations
 
+import inspect
 import threading
 import uuid
 from collections.abc import Callable
@@ -22,17 +23,16 @@ from graphmem.base.options import KindOrAlias as Kind
 from graphmem.base.options import RecallOptions
 from graphmem.base.types import MAX_QUERY_CHARS, Hit, MemoryIn, MemoryOut
 from graphmem.base.verbs import (
-    VERBS,
     ContextArgs,
-    EntitiesArgs,
     SessionArgs,
+    Verb,
     agent_written,
     declared,
+    described,
     parameter,
+    run,
 )
-from graphmem.base.vocabulary import (
-    AGENT_KIND,
-)
+from graphmem.base.vocabulary import AGENT_KIND
 
 T = TypeVar("T")
 
@@ -72,14 +72,6 @@ class Access(NamedTuple):
     scope: str
     writable: bool
     session: str | None = None
-
-
-#: Each tool's title and its hints to a host (read-only, destructive, idempotent), from the
-#: verb table (graphmem.base.verbs), so a host can run recall without asking and warn
-#: before a hard forget.
-TOOLS: dict[str, tuple[str, bool, bool, bool]] = {
-    v.mcp: (v.title, v.effect == "read", v.effect == "destructive", v.idempotent)
-    for v in VERBS if v.mcp}
 
 
 #: MCP sessions whose memory sessions a server keeps (the oldest is forgotten past it).
@@ -129,6 +121,23 @@ class Tools:
         where = self.here(ctx)
         _call(lambda: grants.may_write(not where.writable))
         return where
+
+    def made(self, verb: Verb) -> Callable[..., Any]:
+        """The tool of a verb with none of its own, made from its declared parameters:
+        it acts where the call's access says and answers the verb's result as JSON."""
+        assert verb.args is not None, f"{verb.name} declares no parameters"
+        write = verb.effect != "read"
+
+        @declared({name: parameter(verb.args, name) for name in verb.args.model_fields})
+        def tool(**args: Any) -> Any:
+            scope = (self.writing() if write else self.here()).scope
+            return _call(lambda: run(self.mem, verb, args, scope))
+
+        # What the verb returns is the tool's structured output (its schema, to the host).
+        tool.__doc__, returned = described(GraphMem, verb)
+        tool.__signature__ = inspect.signature(tool).replace(  # type: ignore[attr-defined]
+            return_annotation=returned)
+        return tool
 
     @declared({**{name: parameter(MemoryIn, name) for name in STORED},
                 "kind": parameter(MemoryIn, "kind", annotation=Kind, default=AGENT_KIND),
@@ -223,14 +232,6 @@ class Tools:
         turns = _call(lambda: self.mem.session_turns(session or where.session,
                                                      scope=where.scope, **args))
         return [_brief(m) for m in turns]
-
-    @declared({"limit": parameter(EntitiesArgs, "limit")})
-    def memory_entities(self, **args: Any) -> list[dict[str, Any]]:
-        """What your memories name (people, places, files, titles…), most mentioned
-        first: the handles to recall by."""
-        scope = self.here().scope
-        return [e.model_dump(mode="json")
-                for e in _call(lambda: self.mem.entities(scope=scope, **args))]
 
     def memory_links(
         self,

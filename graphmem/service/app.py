@@ -28,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphmem.api import GraphMem
 from graphmem.base.errors import GraphmemError, invalid
+from graphmem.base.verbs import VERBS, Verb
 from graphmem.graph.causal import BOOKMARK_HEADER, MADE
 from graphmem.service.admission import (
     ADMITTED,
@@ -47,13 +48,15 @@ _log = logging.getLogger("graphmem.service")
 
 
 def create_app(mem: GraphMem, limits: Limits | None = None, *,
-               public_url: str = "http://127.0.0.1:8080") -> FastAPI:
+               public_url: str = "http://127.0.0.1:8080",
+               table: tuple[Verb, ...] = VERBS) -> FastAPI:
     """The service's ASGI app over `mem` (closed, and its reinforcement flushed, when the
     app shuts down), with the MCP endpoint at /mcp; `public_url` is where clients reach
-    it (MCP names it as the resource its tokens are for)."""
+    it (MCP names it as the resource its tokens are for). Its routes and tools are the
+    verbs of `table` that the service and MCP offer."""
     limits = limits or Limits()
     buckets = Buckets(limits.rate, limits.burst)
-    tools = _mcp_server(mem, public_url)
+    tools = _mcp_server(mem, public_url, table)
     mcp_app = tools.streamable_http_app(streamable_http_path="/", host="0.0.0.0")
 
     @asynccontextmanager
@@ -81,11 +84,11 @@ def create_app(mem: GraphMem, limits: Limits | None = None, *,
     app.add_middleware(_BodyLimit, limit=limits.max_body_bytes)
     _errors(app)
 
-    app.include_router(router(mem, limits))
+    app.include_router(router(mem, limits, table))
     return app
 
 
-def _mcp_server(mem: GraphMem, public_url: str) -> Any:
+def _mcp_server(mem: GraphMem, public_url: str, table: tuple[Verb, ...]) -> Any:
     """graphmem's MCP tools for token holders: each call acts on the caller's token's
     first scope, and writes only with a token that may write."""
     from mcp.server.auth.middleware.auth_context import get_access_token
@@ -109,7 +112,7 @@ def _mcp_server(mem: GraphMem, public_url: str) -> Any:
             raise ToolError("send Authorization: Bearer <token>")
         return mcp.Access(token.claims["graphmem_scopes"][0], not token.claims["read_only"])
 
-    return mcp.build(mem, access=access, token_verifier=Verifier(),
+    return mcp.build(mem, access=access, table=table, token_verifier=Verifier(),
                      # graphmem's own tokens name no OAuth resource: the verifier is the check.
                      auth=AuthSettings(issuer_url=public_url,
                                        resource_server_url=f"{public_url}/mcp",

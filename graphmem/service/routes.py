@@ -7,16 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Body, Query
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation, create_model, field_validator
 
 from graphmem.api import GraphMem
 from graphmem.base import grants
 from graphmem.base.errors import InputError
 from graphmem.base.options import RecallOptions, parse
 from graphmem.base.types import MAX_QUERY_CHARS, MemoryIn, MetaValue, RecallResult, WriteReport
-from graphmem.base.verbs import VERBS, ContextArgs, EntitiesArgs, SessionArgs, agent_written
+from graphmem.base.verbs import VERBS, Verb, agent_written, described, run
 from graphmem.graph import tokens
 from graphmem.service.admission import Granted, Limits, ServiceError
 
@@ -118,13 +118,6 @@ class FeedbackBody(_Body):
     used: bool
 
 
-def bounded(model: type[BaseModel], name: str) -> Any:
-    """A query parameter as `model` declares field `name`: its default, bounds and help."""
-    f = model.model_fields[name]
-    bounds = {k: getattr(m, k) for m in f.metadata for k in ("ge", "le") if hasattr(m, k)}
-    return Query(f.default, description=f.description, **bounds)
-
-
 def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
     """The scope a request acts on (its own, else the token's first), if its grant
     allows it, and for writing if `write`."""
@@ -133,8 +126,9 @@ def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
     return grants.may_use(g.scopes, scope)
 
 
-def router(mem: GraphMem, limits: Limits) -> APIRouter:
-    """The routes over `mem`, within `limits`."""
+def router(mem: GraphMem, limits: Limits, table: tuple[Verb, ...] = VERBS) -> APIRouter:
+    """The routes over `mem`, within `limits`: a route for each verb of `table` the
+    service offers."""
     router = APIRouter()
 
     @router.get("/healthz")
@@ -149,18 +143,39 @@ def router(mem: GraphMem, limits: Limits) -> APIRouter:
         ready = report.ok
         return JSONResponse({"ready": ready}, status_code=200 if ready else 503)
 
-    # Each verb's route as the verb table declares it (graphmem.base.verbs.VERBS).
+    # Each verb's route as the verb table declares it; a verb with no handler of its own
+    # gets one made from its declared parameters (`made`).
     handlers = {**_writes(mem, limits), **_reads(mem)}
-    for v in VERBS:
+    for v in table:
         if v.http:
             method, path = v.http.split()
-            router.add_api_route(path, handlers[v.name], methods=[method], summary=v.title)
+            handler = handlers.get(v.name) or made(mem, v, method)
+            router.add_api_route(path, handler, methods=[method], summary=v.title,
+                                 description=described(GraphMem, v)[0])
     return router
 
 
+def made(mem: GraphMem, verb: Verb, method: str) -> Callable[..., Any]:
+    """The handler of a verb with none of its own: its declared parameters (and the
+    scope) as the query (GET) or the body, its result as JSON, within the caller's grant."""
+    assert verb.args is not None, f"{verb.name} declares no parameters"
+    write = verb.effect != "read"
+    model = create_model(f"{verb.args.__name__}Request", __base__=(_Body, verb.args))
+
+    def handle(args: Any, g: Granted) -> Any:
+        given = dict(args)
+        scope = scope_of(g, given.pop("scope"), write=write)
+        return run(mem, verb, given, scope)
+
+    where = Query() if method == "GET" else Body()
+    handle.__annotations__ = {"args": Annotated[model, where], "g": Granted,
+                              "return": described(GraphMem, verb)[1]}
+    return handle
+
+
 def _reads(mem: GraphMem) -> dict[str, Callable[..., Any]]:
-    """The handlers of the verbs that read (recall, entities, session, context): any
-    grant of the scope."""
+    """The handlers of the verbs that read with a route of their own (recall): any grant
+    of the scope."""
     def recall(body: RecallBody, g: Granted) -> RecallResult:
         """The memories of the scope (and its permitted layers) that best answer a query."""
         scope = scope_of(g, body.scope)
@@ -176,26 +191,7 @@ def _reads(mem: GraphMem) -> dict[str, Callable[..., Any]]:
             scope_of(g, layer)
         return mem.recall(body.query, scope=scope, options=checked)
 
-    def entities(g: Granted, scope: str | None = None,
-                 limit: int = bounded(EntitiesArgs, "limit")) -> list[Any]:
-        """What the scope's memories name, most mentioned first."""
-        return [e.model_dump(mode="json")
-                for e in mem.entities(scope=scope_of(g, scope), limit=limit)]
-
-    def session(g: Granted, session: str, scope: str | None = None,
-                last: int = bounded(SessionArgs, "last")) -> list[Any]:
-        """A conversation's last turns, in order."""
-        return [m.model_dump(mode="json") for m in
-                mem.session_turns(session, scope=scope_of(g, scope), last=last)]
-
-    def context(g: Granted, scope: str | None = None, top: int = bounded(ContextArgs, "top"),
-                max_tokens: int = bounded(ContextArgs, "max_tokens")) -> dict[str, Any]:
-        """The tiered load: L0 (counts per kind) and L1 (the best memories, budgeted)."""
-        return mem.context(scope=scope_of(g, scope), top=top,
-                           max_tokens=max_tokens).model_dump(mode="json")
-
-    return {"recall": recall, "entities": entities, "session_turns": session,
-            "context": context}
+    return {"recall": recall}
 
 
 def _writes(mem: GraphMem, limits: Limits) -> dict[str, Callable[..., Any]]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import inspect
 
+import anyio
 import typer.main
 
 from graphmem.api import GraphMem
 from graphmem.base.verbs import VERBS
 from graphmem.cli import app
-from graphmem.mcp.tools import TOOLS, Tools
+from graphmem.mcp import build
 from graphmem.operations import Operations
 from graphmem.service.app import create_app
 
@@ -34,13 +35,12 @@ def test_every_public_facade_method_is_a_verb_or_named_as_not_one() -> None:
 
 
 def test_the_mcp_tools_are_the_tables() -> None:
-    assert list(TOOLS) == [v.mcp for v in VERBS if v.mcp]
-    for v in VERBS:
-        if v.mcp:
-            title, read_only, destructive, idempotent = TOOLS[v.mcp]
-            assert (title, read_only, destructive, idempotent) == (
-                v.title, v.effect == "read", v.effect == "destructive", v.idempotent)
-            assert callable(getattr(Tools, v.mcp))
+    tools = anyio.run(build(GraphMem()).list_tools)
+    assert [t.name for t in tools] == [v.mcp for v in VERBS if v.mcp]
+    for t, v in zip(tools, (v for v in VERBS if v.mcp), strict=True):
+        hints = t.annotations
+        assert (t.title, hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint) \
+            == (v.title, v.effect == "read", v.effect == "destructive", v.idempotent)
 
 
 def test_the_http_routes_are_the_tables() -> None:
