@@ -58,7 +58,7 @@ def declared(model: type[BaseModel], names: tuple[str, ...], *,
     change leaves out what it does not name), the value as typed unless `types` says how
     the command reads it (a date as text, say). Their bounds are the facade's to check,
     worded as at every door."""
-    out = {}
+    out: dict[str, tuple[Any, Any]] = {}
     for name in names:
         f = model.model_fields[name]
         kind = (types or {}).get(name, f.annotation)
