@@ -28,9 +28,10 @@ if TYPE_CHECKING:
         RecallResult,
         WriteReport,
     )
+    from graphmem.base.verbs import SweepOptions
     from graphmem.graph.schema import IndexInfo
     from graphmem.lifecycle.edits import FeedbackResult, ForgetResult, HistoryEntry, LinkResult
-    from graphmem.lifecycle.maintenance import Overview, SweepOptions, SweepReport
+    from graphmem.lifecycle.maintenance import Overview, SweepReport
     from graphmem.read.context import Context
 
 #: Each public name and the module that defines it.
@@ -54,7 +55,7 @@ _PUBLIC = {
     "HistoryEntry": "graphmem.lifecycle.edits",
     "LinkResult": "graphmem.lifecycle.edits",
     "Overview": "graphmem.lifecycle.maintenance",
-    "SweepOptions": "graphmem.lifecycle.maintenance",
+    "SweepOptions": "graphmem.base.verbs",
     "SweepReport": "graphmem.lifecycle.maintenance",
     "IndexInfo": "graphmem.graph.schema",
 }

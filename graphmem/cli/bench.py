@@ -13,7 +13,8 @@ from rich.table import Table
 from graphmem.base.errors import InputError
 from graphmem.cli import bench_speed
 from graphmem.cli.bench_speed import memory
-from graphmem.cli.output import JsonOpt, emit, handled
+from graphmem.cli.options import JsonOpt
+from graphmem.cli.output import emit, handled
 
 if TYPE_CHECKING:
     from graphmem import bench

@@ -10,7 +10,8 @@ import typer
 from rich.table import Table
 
 from graphmem.base.errors import InputError
-from graphmem.cli.output import JsonOpt, emit, handled
+from graphmem.cli.options import JsonOpt
+from graphmem.cli.output import emit, handled
 
 if TYPE_CHECKING:
     from graphmem.api import GraphMem

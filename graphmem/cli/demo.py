@@ -14,7 +14,8 @@ from urllib.parse import urlparse
 
 import typer
 
-from graphmem.cli.output import JsonOpt, emit, handled, say
+from graphmem.cli.options import JsonOpt
+from graphmem.cli.output import emit, handled, say
 
 if TYPE_CHECKING:
     from graphmem.base.settings import Settings

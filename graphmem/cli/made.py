@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from graphmem.base import verbs
-from graphmem.cli.output import JsonOpt, NowOpt, ScopeOpt, declared, emit, handled, open_memory
+from graphmem.cli.options import JsonOpt, NowOpt, ScopeOpt, declared
+from graphmem.cli.output import emit, handled, open_memory
 
 
 def command(verb: verbs.Verb) -> Callable[..., None]:

@@ -12,45 +12,33 @@ from rich.table import Table
 from graphmem.base import verbs
 from graphmem.base.errors import InputError
 from graphmem.base.types import MemoryIn
-from graphmem.cli.output import (
-    JsonOpt,
-    NowOpt,
-    ScopeOpt,
-    declared,
-    emit,
-    handled,
-    open_memory,
-    say,
-)
+from graphmem.base.verbs import SweepOptions
+from graphmem.cli.options import JsonOpt, NowOpt, ScopeOpt, declared
+from graphmem.cli.output import emit, handled, open_memory, say
 
 IdArg = Annotated[str, typer.Argument(help="The memory's id.")]
 AllOpt = Annotated[bool, typer.Option("--all-scopes", help="Every scope, not just one.")]
 
 
+#: What `sweep` takes of SweepOptions, each as SweepOptions declares it.
+SWEPT = ("cold_below", "stub_below", "archive_after_days", "archive_below")
+
+
 @handled
+@verbs.declared(declared(SweepOptions, SWEPT))
 def sweep(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Count what would change; write nothing.")] = False,
-    cold_below: Annotated[float, typer.Option(
-        help="Retention under which a memory leaves the vector index.")] = 0.1,
-    stub_below: Annotated[float, typer.Option(
-        help="Retention under which a cold memory gains a summary.")] = 0.05,
-    archive_after_days: Annotated[float | None, typer.Option(
-        help="Archive active memories older than this (default: never).")] = None,
-    archive_below: Annotated[float | None, typer.Option(
-        help="Archive active memories with retention under this (default: never).")] = None,
     all_scopes: AllOpt = False,
     scope: ScopeOpt = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
+    **thresholds: Any,
 ) -> None:
     """Maintenance: shadow superseded memories, expire TTLs, move tiers (hot, cold, stub),
     prune dead links, consolidate and reflect. Never deletes a memory."""
     _one_target(scope, all_scopes)
-    from graphmem.lifecycle.maintenance import SweepOptions
-
-    options = SweepOptions(cold_below=cold_below, stub_below=stub_below,
-                           archive_after_days=archive_after_days, archive_below=archive_below)
+    options = SweepOptions(**thresholds)
     with open_memory(scope, now) as mem:
         report = mem.sweep(all_scopes=all_scopes, dry_run=dry_run, options=options)
     for warning in report.warnings:

@@ -15,17 +15,8 @@ from graphmem.base.errors import InputError, NotFoundError
 from graphmem.base.gates import shown
 from graphmem.base.options import RecallOptions
 from graphmem.base.verbs import ContextArgs
-from graphmem.cli.output import (
-    JsonOpt,
-    NowOpt,
-    ScopeOpt,
-    declared,
-    emit,
-    handled,
-    open_memory,
-    parse_now,
-    say,
-)
+from graphmem.cli.options import JsonOpt, NowOpt, ScopeOpt, declared
+from graphmem.cli.output import emit, handled, open_memory, parse_now, say
 
 if TYPE_CHECKING:
     from graphmem.base.types import RecallResult

@@ -1,4 +1,5 @@
-"""`graphmem server start|stop|status`: a local Neo4j without Docker."""
+"""`graphmem server start|stop|status`: a local Neo4j without Docker; `graphmem init` and
+`graphmem doctor`: its schema, and a check of the server graphmem uses."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from graphmem.base.errors import GraphmemError
-from graphmem.cli.output import JsonOpt, emit, handled, say
+from graphmem.cli.options import JsonOpt
+from graphmem.cli.output import emit, handled, open_memory, say
 
 if TYPE_CHECKING:
     from graphmem.graph.server import LocalServer, ServerStatus
@@ -91,3 +94,56 @@ def status(as_json: JsonOpt = False) -> None:
     emit(status, as_json, _render(status))
     if not status.running:
         raise typer.Exit(NOT_RUNNING)
+
+
+@handled
+def init(as_json: JsonOpt = False) -> None:
+    """Install the schema (constraints, vector, full-text and range indexes), have the
+    server plan recall's queries, and make the embedding model's export if there is none
+    yet; idempotent."""
+    with open_memory() as mem:
+        found = mem.init()
+        took = mem.ops.plan_ahead()  # else a new store's first recall waits for the planner
+        mem.ops.warm_embedder(say)  # else the first recall or remember exports the model
+    if took is not None:
+        say(f"recall's queries planned in {took:.0f} ms")
+    online = sum(i.state == "ONLINE" for i in found)
+    waiting = ", ".join(i.name for i in found if i.state != "ONLINE")
+    emit([i.model_dump() for i in found], as_json,
+         lambda c: c.print(f"schema installed: {online} indexes ONLINE" + (
+             f"; still populating: {waiting} (`graphmem doctor` shows when they are ONLINE)"
+             if waiting else "")))
+
+
+@handled
+def doctor(as_json: JsonOpt = False) -> None:
+    """Report the server (URI, version, edition, the release line and what it enables),
+    its indexes, and the embedder."""
+    with open_memory() as mem:
+        report = mem.doctor()
+
+    def render(c) -> None:
+        s = report.server
+        c.print(f"server    {s.uri}  database={s.database}  user={s.user}  "
+                f"{s.version or '?'} {s.edition or ''}")
+        if s.line:
+            c.print(f"line      {s.line}: " + (", ".join(s.enables) or
+                                               "vector index without filters (graphmem "
+                                               "over-fetches and scans a crowded scope)"))
+        if report.embedder:
+            e = report.embedder
+            c.print(f"embedder  {e.model}  {e.dimensions}-d  ({e.path})")
+        if report.memories is not None:
+            c.print(f"memories  {report.memories}")
+        table = Table("index", "type", "state", "on", "dims")
+        for i in report.indexes:
+            table.add_row(i["name"], i["type"], i["state"],
+                          f"{i['entity']}.{','.join(i['properties'])}", str(i["dimensions"] or ""))
+        if report.indexes:
+            c.print(table)
+        c.print("ok" if report.ok else f"problem: {report.problem}")
+
+    emit(report, as_json, render)
+    if not report.ok:
+        say(f"error: {report.problem}")
+        raise typer.Exit(2)

@@ -1,5 +1,5 @@
 """`graphmem serve` and `graphmem token create|list|revoke`: the HTTP service and its
-credentials (docs/service.md)."""
+credentials (docs/service.md); `graphmem mcp`: the MCP server alone."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import typer
 from rich.table import Table
 
 from graphmem.base.errors import InputError
-from graphmem.cli.output import JsonOpt, emit, handled, open_memory, say
+from graphmem.cli.options import JsonOpt, ScopeOpt
+from graphmem.cli.output import emit, handled, open_memory, say
 
 token_app = typer.Typer(help="Make, list and revoke the service's tokens.",
                         no_args_is_help=True)
@@ -105,3 +106,25 @@ def serve(
     http.run(app, host, port)  # the app closes `mem` as it stops
     if app.state.unwritten:  # logged as it stopped; Neo4j was unreachable
         raise typer.Exit(2)
+
+
+@handled
+def mcp_cmd(
+    scope: ScopeOpt = None,
+    transport: Annotated[str, typer.Option(
+        help="stdio (an agent host starts the server) or http (streamable HTTP, "
+             "for agents that connect to a running server).")] = "stdio",
+    host: Annotated[str, typer.Option(help="HTTP: the loopback address to listen on.")
+                    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8765,
+) -> None:
+    """Serve this scope's memories to an agent over MCP (stdio, or streamable HTTP at
+    http://HOST:PORT/mcp): memory_store, memory_recall, memory_update, memory_forget,
+    memory_consolidate, memory_feedback, memory_context, memory_session, memory_entities,
+    memory_links. The scope is fixed for the server's life (--scope or GRAPHMEM_SCOPE)."""
+    from graphmem import mcp
+
+    if transport not in ("stdio", "http"):
+        raise InputError(f"unknown transport {transport!r} (stdio or http)",
+                         field="--transport")
+    mcp.serve(open_memory(scope, embeds=True), transport, host=host, port=port)

@@ -28,7 +28,8 @@ import typer
 
 from graphmem.base import handoff
 from graphmem.cli import warm_stores
-from graphmem.cli.output import JsonOpt, emit, handled
+from graphmem.cli.options import JsonOpt
+from graphmem.cli.output import emit, handled
 
 app = typer.Typer(help="The warm process that answers recall, context, get and remember "
                   "--text calls in milliseconds (GRAPHMEM_WARM=off: none).",

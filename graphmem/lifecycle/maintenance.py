@@ -15,12 +15,12 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from graphmem.base.clock import as_utc
 from graphmem.base.decay import Curve, cypher_params
 from graphmem.base.types import MemoryIn, WriteReport
-from graphmem.base.vocabulary import HUB_LIMIT, LINK_TAU_DAYS
+from graphmem.base.verbs import SweepOptions
 from graphmem.embedding.embedders import Embedder
 from graphmem.graph.kept import changes
 from graphmem.graph.schema import VECTOR_INDEX
@@ -35,36 +35,6 @@ Writer = Callable[[list[MemoryIn], str], WriteReport]
 #: active lifecycle goes cold in the same sweep).
 TRANSITIONS = ("shadowed", "expired", "archived", "cold", "stub", "links_pruned",
                "consolidated", "consolidation_confirmed", "reflections")
-
-
-class SweepOptions(BaseModel):
-    """Thresholds of one sweep; the defaults are graphmem's defaults."""
-
-    #: Retention under which a memory goes cold (drops out of the vector index).
-    cold_below: float = Field(0.1, ge=0.0, le=1.0)
-    #: Retention under which a cold memory becomes a stub (gains a summary).
-    stub_below: float = Field(0.05, ge=0.0, le=1.0)
-    #: Archive active memories older than this many days (None: never by age).
-    archive_after_days: float | None = Field(None, gt=0)
-    #: Archive active memories with retention below this (None: never by retention).
-    #: Off by default: decay-driven forgetting buries old answers (docs/decisions.md).
-    archive_below: float | None = Field(None, ge=0.0, le=1.0)
-    summary_chars: int = Field(160, ge=20)
-    link_tau_days: float = Field(LINK_TAU_DAYS, gt=0)
-    prune_below: float = Field(0.02, ge=0.0, le=1.0)
-    batch: int = Field(1000, ge=1)
-    consolidate: bool = True
-    #: Episodic memories this old (days) or older may be consolidated.
-    consolidate_after_days: float = Field(7.0, ge=0)
-    group_min: int = Field(3, ge=2)
-    group_max: int = Field(8, ge=2)  # members quoted in one summary
-    max_groups: int = Field(200, ge=1)
-    hub_limit: int = Field(HUB_LIMIT, ge=3)
-    #: A semantic memory this similar to a group's summary is confirmed, not duplicated.
-    covered_above: float = Field(0.85, gt=0, le=1.0)
-    reflect: bool = True
-    #: Importance written since the last reflection that calls for a new one.
-    reflect_after: float = Field(10.0, gt=0)
 
 
 class SweepReport(BaseModel):
