@@ -1,22 +1,28 @@
 """Configuration: environment (`NEO4J_*`, `GRAPHMEM_*`) and an optional `graphmem.toml`.
 
-Nothing is read at import time; call `load_settings()` when a command starts.
+Nothing is read at import time; call `load_settings()` when a command starts, with the
+environment to read (default: this process's; the warm process gives each call its
+caller's, cli/warm.py).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
+    EnvSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+from pydantic_settings.sources.utils import parse_env_vars
 
 from graphmem.base import models
 from graphmem.base.decay import PRESETS, Curve
@@ -43,13 +49,31 @@ RUN_LEASE_FLOOR = 10.0
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
 
 
+#: The environment `load_settings` is reading, while it reads it (None: this process's).
+_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("graphmem_environ", default=None)
+
+
+def _environ() -> Mapping[str, str]:
+    given = _ENVIRON.get()
+    return os.environ if given is None else given
+
+
 def cache_home() -> Path:
     """The user's cache folder (XDG_CACHE_HOME, else ~/.cache)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return Path(_environ().get("XDG_CACHE_HOME") or Path.home() / ".cache")
 
 
 def _data_home() -> Path:
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return Path(_environ().get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+
+
+class _Environment(EnvSettingsSource):
+    """The environment `load_settings` was given, where pydantic-settings reads
+    os.environ."""
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(_environ(), self.case_sensitive, self.env_ignore_empty,
+                              self.env_parse_none_str)
 
 
 def _env(name: str) -> AliasChoices:
@@ -242,9 +266,9 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Order of precedence: explicit arguments, environment, then `graphmem.toml`."""
-        toml_path = os.environ.get("GRAPHMEM_CONFIG", "graphmem.toml")
+        toml_path = _environ().get("GRAPHMEM_CONFIG", "graphmem.toml")
         toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
-        return (init_settings, env_settings, toml)
+        return (init_settings, _Environment(settings_cls), toml)
 
 
 def valid_scope(scope: str | None, field: str = "scope") -> str | None:
@@ -257,14 +281,18 @@ def valid_scope(scope: str | None, field: str = "scope") -> str | None:
         raise InputError(str(e), field=field) from None
 
 
-def load_settings(**overrides: Any) -> Settings:
-    """Build Settings from the environment and graphmem.toml; a bad value is a ConfigError."""
+def load_settings(*, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    """Build Settings from `environ` (default: this process's environment) and the
+    graphmem.toml it names, under `overrides`; a bad value is a ConfigError."""
     from pydantic import ValidationError
 
     clean = {k: v for k, v in overrides.items() if v is not None}
+    reading = _ENVIRON.set(environ)
     try:
         return Settings(**clean)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         raise ConfigError(f"configuration: {where}: {first['msg']}") from None
+    finally:
+        _ENVIRON.reset(reading)

@@ -15,20 +15,21 @@ import typer
 from graphmem.base import handoff, verbs
 from graphmem.cli import bench as bench_cmd
 from graphmem.cli import demo as demo_cmd
-from graphmem.cli import made
+from graphmem.cli import made, output
 from graphmem.cli import maintain as maintain_cmd
 from graphmem.cli import read as read_cmd
 from graphmem.cli import server as server_cmd
 from graphmem.cli import service as service_cmd
 from graphmem.cli import warm as warm_cmd
 from graphmem.cli import write as write_cmd
+from graphmem.cli.output import Call, answering
 
 
 def _print_version(asked: bool) -> None:
     if asked:
         from importlib import metadata
 
-        print(f"graphmem {metadata.version('graphmem')}")
+        output.call().out.write(f"graphmem {metadata.version('graphmem')}\n")
         raise typer.Exit()
 
 
@@ -121,27 +122,33 @@ def exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
 
 
-def run(argv: list[str] | None = None) -> int:
-    """Run the command `argv` (default: this process's arguments); its exit code."""
+def run(argv: list[str] | None = None, call: Call | None = None) -> int:
+    """Run the command `argv` (default: this process's arguments) with `call`'s
+    environment and streams (default: this process's); its exit code."""
     # The driver logs retries as warnings; the CLI reports failures itself, in one line.
     # (Once per process: the warm process runs many commands.)
     driver_log = logging.getLogger("neo4j")
     if not driver_log.handlers:
         driver_log.addHandler(logging.NullHandler())
     driver_log.propagate = False
+    own_log = logging.getLogger("graphmem")
+    if not own_log.handlers:
+        own_log.addHandler(output.CallLog())
+    err = sys.stderr if call is None else call.err
     # Typer's own errors (a missing argument, an unknown flag) follow graphmem's rule too:
     # one line on stderr naming what is wrong, exit 1 (2 is kept for an unusable Neo4j).
     try:
-        code = app(args=argv, standalone_mode=False)
+        with answering(call):
+            code = app(args=argv, standalone_mode=False)
     except typer.Abort:
-        print(handoff.INTERRUPTED, end="", file=sys.stderr)
+        err.write(handoff.INTERRUPTED)
         code = handoff.INTERRUPTED_CODE
     except typer.TyperException as e:
         if not e.format_message():  # no command given: the help was printed
             return 0
         ctx = getattr(e, "ctx", None)
         where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        print(f"error: {e.format_message()}{where}", file=sys.stderr)
+        err.write(f"error: {e.format_message()}{where}\n")
         code = 1
     return code if isinstance(code, int) else 0
 

@@ -4,7 +4,7 @@ prints its figures with the machine's core count (the recall benchmarks: cli/ben
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -23,7 +23,7 @@ StoreTexts = Annotated[list[Path], typer.Argument(
     help="Files whose texts make the store (LoCoMo, MuSiQue corpus, records, …).")]
 
 
-def memory(**settings: str) -> GraphMem:
+def memory(**settings: Any) -> GraphMem:
     """A GraphMem on the configured server. Each command imports what it runs, so that
     `graphmem --help` loads no store, driver or model."""
     from graphmem.api import GraphMem

@@ -6,12 +6,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import logging
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TextIO, TypeVar
 
 import typer
 from pydantic import BaseModel, ValidationError
@@ -38,6 +41,48 @@ TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignm
 P = ParamSpec("P")
 R = TypeVar("R")
 
+@dataclass(frozen=True)
+class Call:
+    """What one command reads and writes of its process, as a value: its environment and
+    its output streams. A command run in its own process has the process's; the warm
+    process answers each handed-off call with its caller's (cli/warm.py), so calls side
+    by side share nothing, and nothing of the process is swapped for them."""
+
+    env: Mapping[str, str]
+    out: TextIO
+    err: TextIO
+
+
+#: The call a command is answering, in its own context (None: this process's own).
+_CALL: ContextVar[Call | None] = ContextVar("graphmem_call", default=None)
+
+
+def call() -> Call:
+    """The call this command answers: the one `answering` names, else this process's."""
+    return _CALL.get() or Call(os.environ, sys.stdout, sys.stderr)
+
+
+@contextlib.contextmanager
+def answering(given: Call | None) -> Iterator[None]:
+    """Run what this block runs as call `given` (None: as this process)."""
+    token = _CALL.set(given)
+    try:
+        yield
+    finally:
+        _CALL.reset(token)
+
+
+class CallLog(logging.Handler):
+    """graphmem's log records (a wait for Neo4j, said once) on the stderr of the call
+    they happen in, as the command's other diagnostics."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            call().err.write(self.format(record) + "\n")
+        except Exception:
+            self.handleError(record)
+
+
 def open_memory(scope: str | None = None, now: str | None = None, *,
                 embeds: bool = False) -> GraphMem:
     """A GraphMem from the environment, with the command's overrides. A command that
@@ -46,7 +91,7 @@ def open_memory(scope: str | None = None, now: str | None = None, *,
     from graphmem.base.settings import load_settings, valid_scope
     from graphmem.embedding import chosen
 
-    settings = load_settings(scope=valid_scope(scope, "--scope"))
+    settings = load_settings(scope=valid_scope(scope, "--scope"), environ=call().env)
     embedder = chosen.from_settings(settings)
     if embeds:
         # A failure here is the command's to report, when it embeds: not this thread's.
@@ -73,14 +118,17 @@ PIPED_WIDTH = 160
 
 
 def out() -> Console:
-    """A console on stdout, for results."""
-    piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
-    return Console(highlight=False, soft_wrap=True, width=PIPED_WIDTH if piped else None)
+    """A console on the call's stdout, for results."""
+    c = call()
+    piped = not c.out.isatty() and "COLUMNS" not in c.env
+    return Console(file=c.out, highlight=False, soft_wrap=True, _environ=c.env,
+                   width=PIPED_WIDTH if piped else None)
 
 
 def err() -> Console:
-    """A console on stderr, for diagnostics and progress."""
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    """A console on the call's stderr, for diagnostics and progress."""
+    c = call()
+    return Console(file=c.err, highlight=False, soft_wrap=True, _environ=c.env)
 
 
 def say(message: str) -> None:
@@ -93,7 +141,7 @@ def emit(result: BaseModel | dict[str, Any] | list[Any], as_json: bool,
     """Print `result` as JSON when asked, else let `render` draw it for a person."""
     if as_json:
         data = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+        call().out.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
     else:
         render(out())
 
@@ -138,7 +186,7 @@ def handled(fn: Callable[P, R]) -> Callable[P, R]:
 PROGRESS_MIN_RECORDS = 200
 def show_progress(records: int) -> bool:
     """A bar only for a person watching a long batch; piped runs stay quiet."""
-    return sys.stderr.isatty() and (records == 0 or records >= PROGRESS_MIN_RECORDS)
+    return call().err.isatty() and (records == 0 or records >= PROGRESS_MIN_RECORDS)
 
 
 def finish_write(report: WriteReport, as_json: bool) -> None:

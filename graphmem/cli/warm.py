@@ -3,13 +3,12 @@
 each call as the command would have run it: the caller's arguments, environment (so its
 settings and scope), working folder (for graphmem.toml) and terminal width, its output
 captured and sent back with the exit code. Calls run concurrently, each on its own
-thread: what a command reads of the process (stdout, stderr, os.environ) is routed to
-that call's own (`Routed`), so no call sees another's."""
+thread, each with its environment and streams as a value (`output.Call`): no call sees
+another's, and nothing of the process is swapped."""
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import fcntl
 import io
 import json
@@ -20,7 +19,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,95 +28,21 @@ import typer
 from graphmem.base import handoff
 from graphmem.cli import warm_stores
 from graphmem.cli.options import JsonOpt
-from graphmem.cli.output import emit, handled
+from graphmem.cli.output import Call, emit, handled
 
 app = typer.Typer(help="The warm process that answers recall, context, get and remember "
                   "--text calls in milliseconds (GRAPHMEM_WARM=off: none).",
                   no_args_is_help=True, rich_markup_mode="markdown")
 
 
-#: Runs one command's arguments here and returns its exit code (`graphmem.cli.run`).
-Runner = Callable[[list[str]], int]
+#: Runs one command's arguments here with a call's environment and streams, and returns
+#: its exit code (`graphmem.cli.run`).
+Runner = Callable[[list[str], Call], int]
 #: Whether the parsed command `argv` is one the warm process may answer
 #: (`graphmem.cli.handed_off`).
 Takes = Callable[[list[str]], bool]
 #: How long a stopping warm process waits for the calls it has taken.
 DRAIN_SECONDS = 60.0
-
-
-class _Call:
-    """One call's own stdout, stderr and environment."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.out, self.err, self.env = io.StringIO(), io.StringIO(), env
-
-
-_CURRENT: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
-    "graphmem_warm_call", default=None)
-class _Stream:
-    """sys.stdout or sys.stderr of the warm process: the current call's, else the
-    process's own."""
-
-    def __init__(self, own: Any, pick: Callable[[_Call], io.StringIO]) -> None:
-        self._own, self._pick = own, pick
-
-    def _target(self) -> Any:
-        call = _CURRENT.get()
-        return self._own if call is None else self._pick(call)
-
-    def write(self, text: str) -> int:
-        return int(self._target().write(text))
-
-    def flush(self) -> None:
-        self._target().flush()
-
-    def isatty(self) -> bool:
-        return bool(self._target().isatty())
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target(), name)
-
-
-class _Environ(MutableMapping[str, str]):
-    """os.environ of the warm process: the current call's environment, else the
-    process's own. (C code and child processes see the process's own, as they would
-    have in the caller's process: the calls handed off start none.)"""
-
-    def __init__(self, own: MutableMapping[str, str]) -> None:
-        self._own = own
-
-    def _target(self) -> MutableMapping[str, str]:
-        call = _CURRENT.get()
-        return self._own if call is None else call.env
-
-    def __getitem__(self, key: str) -> str:
-        return self._target()[key]
-
-    def __setitem__(self, key: str, value: str) -> None:
-        self._target()[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self._target()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(list(self._target()))
-
-    def __len__(self) -> int:
-        return len(self._target())
-
-    def copy(self) -> dict[str, str]:
-        return dict(self._target())
-
-
-def route_process_state() -> None:
-    """Route stdout, stderr and os.environ to the current call's (idempotent)."""
-    if not isinstance(os.environ, _Environ):
-        # Replaced, not cleared: the process keeps its own beneath the calls' (B003).
-        os.environ = _Environ(os.environ)  # type: ignore[assignment]  # noqa: B003
-    if not isinstance(sys.stdout, _Stream):
-        sys.stdout = _Stream(sys.stdout, lambda c: c.out)
-    if not isinstance(sys.stderr, _Stream):
-        sys.stderr = _Stream(sys.stderr, lambda c: c.err)
 
 
 #: Settings that name a file or folder: a relative one is the caller's folder's.
@@ -146,27 +71,26 @@ def call_env(env: dict[str, str], cwd: str, columns: int) -> dict[str, str]:
 
 def run_call(run: Runner, argv: list[str], env: dict[str, str], cwd: str,
              columns: int) -> dict[str, Any]:
-    """Run `graphmem ARGV` here as the caller would have run it; its stdout, stderr and
-    exit code. Safe to call from many threads at once (after `route_process_state`)."""
-    call = _Call(call_env(env, cwd, columns))
-    token = _CURRENT.set(call)
+    """Run `graphmem ARGV` here as the caller would have run it, with its environment and
+    streams of its own (`Call`); its stdout, stderr and exit code. Safe to call from many
+    threads at once."""
+    out, err = io.StringIO(), io.StringIO()
+    call = Call(call_env(env, cwd, columns), out, err)
     try:
         with warm_stores.sharing():
             if not os.path.isdir(cwd):
                 raise FileNotFoundError(f"the working folder {cwd} is gone")
             try:
-                code = run(argv)
+                code = run(argv, call)
             except SystemExit as e:
                 code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
             except Exception:  # what would have ended the caller's own process
-                traceback.print_exc()
+                err.write(traceback.format_exc())
                 code = 1
     except OSError as e:
-        call.err.write(f"error: {e}\n")
+        err.write(f"error: {e}\n")
         code = 1
-    finally:
-        _CURRENT.reset(token)
-    return {"stdout": call.out.getvalue(), "stderr": call.err.getvalue(), "code": code}
+    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "code": code}
 
 
 def serve(socket_path: Path | None, idle: float, run: Runner, takes: Takes) -> None:
@@ -193,7 +117,6 @@ def serve(socket_path: Path | None, idle: float, run: Runner, takes: Takes) -> N
     server = _Server(path, run, takes)
     try:
         _warm_up()
-        route_process_state()
         threading.Thread(target=server.beat, name="warm-heartbeat", daemon=True).start()
         listener.settimeout(0.25)  # how often it looks at the clock and for a stop
         while not server.finished(idle):

@@ -13,7 +13,7 @@ from graphmem.base import verbs
 from graphmem.base.errors import InputError
 from graphmem.base.vocabulary import FORMATS
 from graphmem.cli.options import AllowForgottenOpt, JsonOpt, NowOpt, ScopeOpt, SkipInvalidOpt
-from graphmem.cli.output import emit, finish_write, handled, open_memory, say, show_progress
+from graphmem.cli.output import call, emit, finish_write, handled, open_memory, say, show_progress
 
 KindOpt = Annotated[str | None, typer.Option(
     "--kind", help="Kind for records that name none (episodic, semantic, fact, …).")]
@@ -124,7 +124,7 @@ def export_cmd(
             n = 0
             for record in mem.export(include_shadowed=include_shadowed,
                                      include_archived=include_archived):
-                sys.stdout.write(packs.to_line(record) + "\n")
+                call().out.write(packs.to_line(record) + "\n")
                 n += 1
         scope_name = mem.settings.scope
     summary = {"scope": scope_name, "memories": n, "out": str(out) if out else None}

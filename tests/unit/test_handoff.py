@@ -101,34 +101,44 @@ def test_the_warm_process_starts_with_no_secret_and_no_python_path() -> None:
 
 
 def test_calls_answered_at_once_each_see_only_their_own_environment_and_output(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+        tmp_path: Path) -> None:
     import threading
 
+    import typer
+
+    from graphmem.base.settings import load_settings
     from graphmem.cli import warm
+    from graphmem.cli.output import answering, call, emit, say
 
-    for target, name in ((os, "environ"), (sys, "stdout"), (sys, "stderr")):
-        monkeypatch.setattr(target, name, getattr(target, name))  # put back afterwards
-    warm.route_process_state()
     both = threading.Barrier(2, timeout=10)
+    app = typer.Typer()
 
-    def runner(argv: list[str]) -> int:
+    @app.command()
+    def where(code: int) -> None:
         both.wait()  # the two calls are under way together
-        print(f"{argv[0]} sees {os.environ['GRAPHMEM_SCOPE']}")
-        print(f"{argv[0]} warns", file=sys.stderr)
-        return int(argv[1])
+        scope = load_settings(environ=call().env).scope
+        emit({"scope": scope}, True, lambda c: None)
+        say(f"{scope} warns")
+        raise typer.Exit(code)
+
+    def runner(argv: list[str], given: warm.Call) -> int:
+        with answering(given):
+            return int(app(args=argv, standalone_mode=False) or 0)
 
     answers: dict[str, dict] = {}
 
-    def call(name: str, code: int) -> None:
-        answers[name] = warm.run_call(runner, [name, str(code)],
+    def answer(name: str, code: int) -> None:
+        answers[name] = warm.run_call(runner, [str(code)],
                                       {"GRAPHMEM_SCOPE": f"scope-{name}"}, str(tmp_path), 0)
 
-    threads = [threading.Thread(target=call, args=(n, c)) for n, c in (("a", 0), ("b", 3))]
+    before = (dict(os.environ), sys.stdout, sys.stderr)
+    threads = [threading.Thread(target=answer, args=(n, c)) for n, c in (("a", 0), ("b", 3))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert answers["a"] == {"stdout": "a sees scope-a\n", "stderr": "a warns\n", "code": 0}
-    assert answers["b"] == {"stdout": "b sees scope-b\n", "stderr": "b warns\n", "code": 3}
-    assert "GRAPHMEM_SCOPE" not in os.environ or os.environ["GRAPHMEM_SCOPE"] not in (
-        "scope-a", "scope-b")
+    assert answers["a"] == {"stdout": '{"scope": "scope-a"}\n', "stderr": "scope-a warns\n",
+                            "code": 0}
+    assert answers["b"] == {"stdout": '{"scope": "scope-b"}\n', "stderr": "scope-b warns\n",
+                            "code": 3}
+    assert (dict(os.environ), sys.stdout, sys.stderr) == before  # nothing was swapped

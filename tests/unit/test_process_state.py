@@ -33,7 +33,10 @@ PROCESS_WIDE = {
                               "and the warm process's connections",
     "base/registry.py:_LOCKS": "the lock of each key of the registry",
     "graph/store.py:_REACHED": "the servers this process reached: one it lost is waited for",
-    "cli/warm.py:_CURRENT": "the warm process's call being answered (per call)",
+    "base/settings.py:_ENVIRON": "the environment load_settings reads, while it reads it "
+                                 "(per call)",
+    "cli/output.py:_CALL": "the call a command answers: its environment and streams (per "
+                           "call)",
     "cli/warm_stores.py:_SHARING": "whether the call is one the warm process answers",
 }
 
