@@ -119,9 +119,9 @@ def mcp_cmd(
     port: Annotated[int, typer.Option(help="HTTP: the port to listen on.")] = 8765,
 ) -> None:
     """Serve this scope's memories to an agent over MCP (stdio, or streamable HTTP at
-    http://HOST:PORT/mcp): memory_store, memory_recall, memory_update, memory_forget,
-    memory_consolidate, memory_feedback, memory_context, memory_session, memory_entities,
-    memory_links. The scope is fixed for the server's life (--scope or GRAPHMEM_SCOPE)."""
+    http://HOST:PORT/mcp): a tool for each verb the verb table gives MCP (memory_store,
+    memory_recall, memory_context, …; docs/integrations.md says what each is for). The
+    scope is fixed for the server's life (--scope or GRAPHMEM_SCOPE)."""
     from graphmem import mcp
 
     if transport not in ("stdio", "http"):
