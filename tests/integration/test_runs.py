@@ -241,8 +241,15 @@ def test_a_writer_stalled_past_its_lease_is_fenced_by_the_undo(
             nonlocal stalled
             if third in texts:  # two chunks written, the third being embedded
                 stalled = True
-                time.sleep(2.5 * lease)
-                assert runs.recover(other, scope)  # the lease lapsed: undone
+                # Until the lease has lapsed and the run is undone: by `other`, or by any
+                # process that connected meanwhile (each undoes every lapsed run: another
+                # test's, under xdist, which a fixed wait lost to, seen in CI).
+                deadline = time.monotonic() + 30 * lease
+                time.sleep(lease)
+                while not runs.recover(other, scope) and other.read_current(
+                        "runs/list", scope=scope, lease=lease):
+                    assert time.monotonic() < deadline, "the stalled run's lease never lapsed"
+                    time.sleep(lease / 4)
                 stalled = False
             return self.real.embed(texts, advance)
 
@@ -254,9 +261,9 @@ def test_a_writer_stalled_past_its_lease_is_fenced_by_the_undo(
                 told = len(write(stalling, records(30), scope, 10).outcomes)
             except GraphmemError:
                 told = 0
-        for params in ended:
+        for params in ended:  # empty only if another process undid the run first
             autocommit("runs/end", **params)
-        assert ended and mem.count(scope=scope) == told == 0
+        assert mem.count(scope=scope) == told == 0
     finally:
         writer.close()
         other.close()
