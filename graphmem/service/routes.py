@@ -149,15 +149,17 @@ def router(mem: GraphMem, limits: Limits, table: tuple[Verb, ...] = VERBS) -> AP
     for v in table:
         if v.http:
             method, path = v.http.split()
-            handler = handlers.get(v.name) or made(mem, v, method)
+            doc, returned = described(GraphMem, v)
+            handler = handlers.get(v.name) or made(mem, v, method, returned)
             router.add_api_route(path, handler, methods=[method], summary=v.title,
-                                 description=described(GraphMem, v)[0])
+                                 description=doc)
     return router
 
 
-def made(mem: GraphMem, verb: Verb, method: str) -> Callable[..., Any]:
+def made(mem: GraphMem, verb: Verb, method: str, returned: Any) -> Callable[..., Any]:
     """The handler of a verb with none of its own: its declared parameters (and the
-    scope) as the query (GET) or the body, its result as JSON, within the caller's grant."""
+    scope) as the query (GET) or the body, its result (of type `returned`) as JSON,
+    within the caller's grant."""
     assert verb.args is not None, f"{verb.name} declares no parameters"
     write = verb.effect != "read"
     model = create_model(f"{verb.args.__name__}Request", __base__=(_Body, verb.args))
@@ -169,7 +171,7 @@ def made(mem: GraphMem, verb: Verb, method: str) -> Callable[..., Any]:
 
     where = Query() if method == "GET" else Body()
     handle.__annotations__ = {"args": Annotated[model, where], "g": Granted,
-                              "return": described(GraphMem, verb)[1]}
+                              "return": returned}
     return handle
 
 
