@@ -48,6 +48,9 @@ from graphmem.write.records import Collector
 class GraphMem:
     """A memory graph on Neo4j. Connects on first use; close it (or use `with`) when done."""
 
+    #: What doors, operators and benchmarks ask beyond the verbs (graphmem.operations).
+    ops: Operations
+
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
                  now: datetime | None = None, summarizer: Summarizer | None = None,
                  store: Store | None = None, reinforce_every: float = 0.5) -> None:
@@ -59,7 +62,6 @@ class GraphMem:
         self._core = Core(settings, embedder or chosen.from_settings(settings),
                           summarizer or summarize.from_settings(settings), now=now,
                           store=store, reinforce_every=reinforce_every)
-        #: What doors, operators and benchmarks ask beyond the verbs (graphmem.operations).
         self.ops = Operations(self._core)
         #: The service's tokens (graphmem.graph.tokens).
         self.tokens = TokenBook(lambda: self._core.store, self._core.now)

@@ -60,8 +60,11 @@ def _registry(path: Path) -> tuple[dict[str, Any], dict[str, Model], dict[str, s
         aliases.update({a.lower(): key for a in entry.pop("aliases", [])})
         twin = entries[entry.pop("like")] if "like" in entry else {}
         entries[key] = {**twin, **entry}
-    registry = {key: Model(**{f: Artifact(**v) if isinstance(v, dict) else v
-                              for f, v in e.items()}) for key, e in entries.items()}
+    registry = {}
+    for key, entry in entries.items():
+        fields: dict[str, Any] = {f: Artifact(**v) if isinstance(v, dict) else v
+                                  for f, v in entry.items()}
+        registry[key] = Model(**fields)
     return lock, registry, aliases
 
 

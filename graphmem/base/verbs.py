@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Self, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from graphmem.base.errors import invalid
 from graphmem.base.vocabulary import (
@@ -69,10 +69,34 @@ class EntitiesArgs(Declared):
                        description="How many, most mentioned first.")
 
 
+#: A memory's id: `memory_id` at the CLI and MCP, `id` in an HTTP body or query.
+MemoryId = Annotated[str, Field(validation_alias=AliasChoices("id", "memory_id"),
+                                description="The memory's id.")]
+
+
 class HistoryArgs(Declared):
     """`history`: a memory's versions."""
 
-    memory_id: str = Field(description="The memory's id.")
+    memory_id: MemoryId
+
+
+class ForgetArgs(Declared):
+    """`forget`: archive a memory, or delete it for good."""
+
+    memory_id: MemoryId
+    hard: bool = Field(False, description=(
+        "Delete for good (only a tombstone without the text stays). Default: archive."))
+
+
+class FeedbackArgs(Declared):
+    """`feedback`: whether a recalled memory helped."""
+
+    memory_id: MemoryId
+    used: bool = Field(description="True if it helped (an echo), false if not (a fizzle).")
+
+
+class ConsolidateArgs(Declared):
+    """`consolidate`: nothing besides the scope."""
 
 
 class SweepOptions(BaseModel):
@@ -182,10 +206,11 @@ VERBS: tuple[Verb, ...] = (
     Verb("update", "Correct a memory", "write", True, "update", "memory_update",
          "POST /v1/update"),
     Verb("forget", "Forget", "destructive", True, "forget", "memory_forget",
-         "POST /v1/forget"),
-    Verb("ops.consolidate", "Consolidate", "write", False, mcp="memory_consolidate"),
+         "POST /v1/forget", ForgetArgs),
+    Verb("ops.consolidate", "Consolidate", "write", False, mcp="memory_consolidate",
+         args=ConsolidateArgs),
     Verb("feedback", "Say whether a memory helped", "write", False, "feedback",
-         "memory_feedback", "POST /v1/feedback"),
+         "memory_feedback", "POST /v1/feedback", FeedbackArgs),
     Verb("context", "What you know, in brief", "read", True, "context", "memory_context",
          "GET /v1/context", ContextArgs),
     Verb("session_turns", "A conversation's last turns", "read", True, "session",
@@ -219,7 +244,10 @@ def verb(name: str) -> Verb:
 def method(facade: Any, verb: Verb) -> Callable[..., Any]:
     """The facade's method (`facade` a GraphMem, or its class) that `verb` calls."""
     owner, _, name = verb.name.rpartition(".")
-    return getattr(getattr(facade, owner) if owner else facade, name)
+    if owner:  # of the class: the type its attribute is declared with
+        facade = (get_type_hints(facade)[owner] if isinstance(facade, type)
+                  else getattr(facade, owner))
+    return getattr(facade, name)
 
 
 def run(facade: Any, verb: Verb, args: Mapping[str, Any], scope: str) -> Any:

@@ -184,34 +184,6 @@ class Tools:
         report = _call(lambda: self.mem.update(memory_id, scope=where.scope, **changes))
         return report.model_dump(mode="json")
 
-    def memory_forget(
-        self,
-        memory_id: Annotated[str, Field(description="The memory's id.")],
-        hard: Annotated[bool, Field(description="Delete for good (only a tombstone "
-                                    "without the text stays). Default: archive.")] = False,
-    ) -> dict[str, Any]:
-        """Forget a memory: archived by default (still findable by id), deleted if hard."""
-        where = self.writing()
-        return _call(lambda: self.mem.forget(memory_id, hard=hard, scope=where.scope)
-                     ).model_dump(mode="json")
-
-    def memory_consolidate(self) -> dict[str, Any]:
-        """Sum up groups of related episodic memories into semantic ones; returns how many
-        were created and confirmed, who wrote the summaries, and any warning."""
-        where = self.writing()
-        return _call(lambda: self.mem.ops.consolidate(scope=where.scope)).model_dump(mode="json")
-
-    def memory_feedback(
-        self,
-        memory_id: Annotated[str, Field(description="A memory you were given.")],
-        used: Annotated[bool, Field(description="True if it helped your answer.")],
-    ) -> dict[str, Any]:
-        """Say whether a recalled memory helped: it gains or loses importance and
-        confidence, which steers what surfaces next time."""
-        where = self.writing()
-        return _call(lambda: self.mem.feedback(memory_id, used=used, scope=where.scope)
-                     ).model_dump(mode="json")
-
     @declared({"max_tokens": parameter(ContextArgs, "max_tokens")})
     def memory_context(self, **args: Any) -> str:
         """What you know, in brief: counts per kind and the most important memories, to

@@ -98,24 +98,10 @@ class UpdateBody(_Body):
     metadata: dict[str, SkipValidation[MetaValue]] | None = None
 
 
-class ForgetBody(_Body):
-    """Archive a memory (soft), or delete it for good (hard)."""
-
-    id: str
-    hard: bool = False
-
-
 class DropScopeBody(_Body):
     """A whole scope to delete, always named: there is no default to drop by accident."""
 
     scope: str = Field(min_length=1)
-
-
-class FeedbackBody(_Body):
-    """A recalled memory helped (used: an echo) or did not (a fizzle)."""
-
-    id: str
-    used: bool
 
 
 def scope_of(g: tokens.Grant, scope: str | None, *, write: bool = False) -> str:
@@ -197,8 +183,8 @@ def _reads(mem: GraphMem) -> dict[str, Callable[..., Any]]:
 
 
 def _writes(mem: GraphMem, limits: Limits) -> dict[str, Callable[..., Any]]:
-    """The handlers of the verbs that write (remember, update, forget, drop a scope,
-    feedback): a grant that may write the scope."""
+    """The handlers of the verbs that write with a route of their own (remember, update,
+    drop a scope): a grant that may write the scope."""
     def remember(body: RememberBody, g: Granted) -> WriteReport:
         """Store one text or a batch of records (all or nothing)."""
         scope = scope_of(g, body.scope, write=True)
@@ -228,21 +214,10 @@ def _writes(mem: GraphMem, limits: Limits) -> dict[str, Callable[..., Any]]:
         return mem.update(body.id, scope=scope, text=body.text, kind=body.kind,
                           importance=body.importance, tags=body.tags, metadata=body.metadata)
 
-    def forget(body: ForgetBody, g: Granted) -> dict[str, Any]:
-        """Archive a memory, or delete it for good."""
-        scope = scope_of(g, body.scope, write=True)
-        return mem.forget(body.id, scope=scope, hard=body.hard).model_dump(mode="json")
-
     def drop_scope(body: DropScopeBody, g: Granted) -> dict[str, Any]:
         """Delete a whole scope for good (a user's whole memory): its memories, versions,
         tombstones, sessions, entities and indexes of its own. A writer's token only."""
         scope = scope_of(g, body.scope, write=True)
         return {"scope": scope, "deleted": mem.drop_scope(scope)}
 
-    def feedback(body: FeedbackBody, g: Granted) -> dict[str, Any]:
-        """Tell the memory a recalled memory helped, or did not."""
-        scope = scope_of(g, body.scope, write=True)
-        return mem.feedback(body.id, used=body.used, scope=scope).model_dump(mode="json")
-
-    return {"remember": remember, "update": update, "forget": forget,
-            "drop_scope": drop_scope, "feedback": feedback}
+    return {"remember": remember, "update": update, "drop_scope": drop_scope}
