@@ -32,6 +32,12 @@ _RELATIVE = re.compile(
     r" (day|week|month|year)s? ago)\b"
 )
 
+#: What a text must hold for a pattern above to match, tested first (most texts name
+#: no date).
+_YEAR_HINT = re.compile(r"\d{4}")
+_RELATIVE_HINTS = ("today", "tonight", "this ", "yesterday", "last ", "tomorrow", "next ",
+                   " ago")
+
 
 def _month(token: str) -> int:
     token = token.lower().rstrip(".")
@@ -83,17 +89,19 @@ def find_dates(text: str, at: datetime | None) -> list[tuple[int, str]]:
             taken.append(m.span())
             found.append((m.start(), value))
 
-    for m in _ISO_DATE.finditer(text):
-        add(m, m.group(0))
-    for m in _DAY_MONTH_YEAR.finditer(text):
-        add(m, f"{m.group(3)}-{_month(m.group(2)):02d}-{int(m.group(1)):02d}")
-    for m in _MONTH_DAY_YEAR.finditer(text):
-        add(m, f"{m.group(3)}-{_month(m.group(1)):02d}-{int(m.group(2)):02d}")
-    for m in _MONTH_YEAR.finditer(text):
-        add(m, f"{m.group(2)}-{_month(m.group(1)):02d}")
-    for m in _YEAR.finditer(text):
-        add(m, m.group(1))
-    if at is not None:
+    if _YEAR_HINT.search(text):  # every absolute date names its year
+        for m in _ISO_DATE.finditer(text):
+            add(m, m.group(0))
+        for m in _DAY_MONTH_YEAR.finditer(text):
+            add(m, f"{m.group(3)}-{_month(m.group(2)):02d}-{int(m.group(1)):02d}")
+        for m in _MONTH_DAY_YEAR.finditer(text):
+            add(m, f"{m.group(3)}-{_month(m.group(1)):02d}-{int(m.group(2)):02d}")
+        for m in _MONTH_YEAR.finditer(text):
+            add(m, f"{m.group(2)}-{_month(m.group(1)):02d}")
+        for m in _YEAR.finditer(text):
+            add(m, m.group(1))
+    lower = text.lower()
+    if at is not None and any(w in lower for w in _RELATIVE_HINTS):
         for m in _RELATIVE.finditer(text):
             try:
                 add(m, _relative_date(m, at))

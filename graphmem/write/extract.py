@@ -76,8 +76,10 @@ _ERROR = re.compile(
     r"|(?i:\b(?:error|status|http|exit code)\s+(\d{3}))\b"
 )
 _QUOTED_TITLE = re.compile(r"[\"“]([A-Z][^\"”\n]{1,80})[\"”]")
+_WORKS = ("book", "novel", "movie", "film", "song", "album", "show", "series", "game", "play",
+          "poem", "painting", "podcast")
 _WORK_TITLE = re.compile(
-    r"(?i:\b(?:book|novel|movie|film|song|album|show|series|game|play|poem|painting|podcast))"
+    rf"(?i:\b(?:{'|'.join(_WORKS)}))"
     r"(?:\s+(?:called|titled|named))?\s+((?:[A-Z][\w'’-]*)(?:\s+(?:of|the|and|a|in|on|to|[A-Z][\w'’-]*))*)"
 )
 _CAP_SPAN = re.compile(
@@ -235,15 +237,51 @@ class _Claims:
         return out
 
 
+#: What a text must hold for some rules to match at all: tested first, since most texts
+#: are prose and most of these patterns backtrack at every word.
+_FILE_HINT = re.compile(r"/|\.[A-Za-z]")
+_ERROR_HINT = re.compile(r"\d|Error|Exception|Warning|Fault")
+_CAMEL_HINT = re.compile(r"[a-z0-9][A-Z]")
+
+
 def _code_refs(text: str, claims: _Claims) -> None:
     """URLs, packages, files, environment variables, ports, error codes and symbols."""
+    if "://" in text:
+        _url_refs(text, claims)
+    _package_refs(text, claims)
+    if _FILE_HINT.search(text):
+        _file_refs(text, claims)
+    if "$" in text or "_" in text:
+        for m in _ENV.finditer(text):
+            name = m.group(1) or m.group(2)
+            if claims.free(*m.span()) and len(name) >= 4:
+                claims.add(*m.span(), EntityRef(f"env:{name}", name, "env"))
+    if ":" in text or "port" in text.lower():
+        for m in _PORT.finditer(text):
+            port = m.group(1) or m.group(2)
+            if 0 < int(port) < 65536:
+                claims.add(*m.span(), EntityRef(f"port:{int(port)}", port, "port"))
+    if _ERROR_HINT.search(text):
+        for m in _ERROR.finditer(text):
+            code = next(g for g in m.groups() if g)
+            if claims.free(*m.span()):
+                claims.add(*m.span(), EntityRef(f"error:{code.lower()}", code, "error"))
+    _symbol_refs(text, claims)
+
+
+def _url_refs(text: str, claims: _Claims) -> None:
     for m in _URL.finditer(text):
         url = m.group(0).rstrip(".,;:!?")
         claims.add(m.start(), m.start() + len(url), EntityRef(f"url:{url}", url, "url"))
-    for m in _SCOPED_PACKAGE.finditer(text):
+
+
+def _package_refs(text: str, claims: _Claims) -> None:
+    for m in _SCOPED_PACKAGE.finditer(text) if "@" in text else ():
         if claims.free(*m.span()):
             claims.add(*m.span(), EntityRef(f"package:{m.group(0).lower()}", m.group(0), "package"))
-    for m in _INSTALL.finditer(text):
+    lower = text.lower()
+    installs = any(f" {verb}" in lower for verb in ("install", "add", "get"))
+    for m in _INSTALL.finditer(text) if installs else ():
         start = m.start(1)
         for name in m.group(1).split():
             name = name.rstrip(".,;")
@@ -252,39 +290,34 @@ def _code_refs(text: str, claims: _Claims) -> None:
                 claims.add(start, start + len(name),
                     EntityRef(f"package:{pkg.lower()}", pkg, "package"))
             start += len(name) + 1
-    for m in _IMPORT.finditer(text):
+    for m in _IMPORT.finditer(text) if "import" in text else ():
         name = m.group(1) or m.group(2)
         top = name.split(".")[0]
         claims.add(m.start(), m.end(), EntityRef(f"package:{top.lower()}", top, "package"))
+
+
+def _file_refs(text: str, claims: _Claims) -> None:
     for m in _FILE.finditer(text):
         path = m.group(0).rstrip(".")
         if claims.free(m.start(), m.start() + len(path)) and not path.startswith("//"):
             claims.add(m.start(), m.start() + len(path), EntityRef(f"file:{path}", path, "file"))
-    for m in _ENV.finditer(text):
-        name = m.group(1) or m.group(2)
-        if claims.free(*m.span()) and len(name) >= 4:
-            claims.add(*m.span(), EntityRef(f"env:{name}", name, "env"))
-    for m in _PORT.finditer(text):
-        port = m.group(1) or m.group(2)
-        if 0 < int(port) < 65536:
-            claims.add(*m.span(), EntityRef(f"port:{int(port)}", port, "port"))
-    for m in _ERROR.finditer(text):
-        code = next(g for g in m.groups() if g)
-        if claims.free(*m.span()):
-            claims.add(*m.span(), EntityRef(f"error:{code.lower()}", code, "error"))
-    for m in _CALL.finditer(text):
-        if claims.free(*m.span()):
-            claims.add(*m.span(), EntityRef(f"symbol:{m.group(1)}", m.group(1), "symbol"))
-    for m in _BACKTICK.finditer(text):
-        inner = m.group(1).strip()
-        if claims.free(m.start(1), m.end(1)) and re.fullmatch(r"[\w.:<>-]+", inner):
-            claims.add(m.start(1), m.end(1), EntityRef(f"symbol:{inner}", inner, "symbol"))
-    for m in _CAMEL.finditer(text):
-        if claims.free(*m.span()):
-            claims.add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
-    for m in _SNAKE.finditer(text):
-        if claims.free(*m.span()):
-            claims.add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
+
+
+def _symbol_refs(text: str, claims: _Claims) -> None:
+    if "()" in text:
+        for m in _CALL.finditer(text):
+            if claims.free(*m.span()):
+                claims.add(*m.span(), EntityRef(f"symbol:{m.group(1)}", m.group(1), "symbol"))
+    if "`" in text:
+        for m in _BACKTICK.finditer(text):
+            inner = m.group(1).strip()
+            if claims.free(m.start(1), m.end(1)) and re.fullmatch(r"[\w.:<>-]+", inner):
+                claims.add(m.start(1), m.end(1), EntityRef(f"symbol:{inner}", inner, "symbol"))
+    shapes = ([_CAMEL] if _CAMEL_HINT.search(text) else []) + ([_SNAKE] if "_" in text else [])
+    for pattern in shapes:
+        for m in pattern.finditer(text):
+            if claims.free(*m.span()):
+                claims.add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
 
 
 def _prose_refs(text: str, at: datetime | None, lowercase: set[str] | frozenset[str],
@@ -293,7 +326,10 @@ def _prose_refs(text: str, at: datetime | None, lowercase: set[str] | frozenset[
     for start, ref in _dates(text, at):
         if claims.free(start, start + 1):
             claims.add(start, start + 1, ref)
-    for pattern in (_QUOTED_TITLE, _WORK_TITLE):
+    lower = text.lower()
+    titles = ([_QUOTED_TITLE] if '"' in text or "“" in text else []) + (
+        [_WORK_TITLE] if any(w in lower for w in _WORKS) else [])
+    for pattern in titles:
         for m in pattern.finditer(text):
             title = m.group(1).strip(" .,!?;:")
             if claims.free(m.start(1), m.end(1)) and len(title) > 1:
