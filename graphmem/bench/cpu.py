@@ -3,8 +3,11 @@ say whether the machine, not a lock or a wait, is what a request queues on."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
+from collections.abc import Iterator
 
 from graphmem.api import GraphMem
 
@@ -75,6 +78,30 @@ class Meter:
         n = max(self.calls, 1)
         return {"python": round(self.python * 1000 / n, 1),
                 "neo4j": None if self.neo4j is None else round(self.neo4j * 1000 / n, 1)}
+
+
+class Trips:
+    """A listener (`graph.trips`): the local Neo4j's CPU seconds by query name over the
+    round trips it is told of, and how many. Meant for one caller: trips that overlap in
+    time share what each counts."""
+
+    def __init__(self, pid: int | None) -> None:
+        self.pid = pid
+        self.spent: dict[str, tuple[int, float]] = {}
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        """Around one round trip of query `name`."""
+        before = seconds(self.pid)
+        try:
+            yield
+        finally:
+            after = seconds(self.pid)
+            used = after - before if after is not None and before is not None else 0.0
+            with self._lock:
+                n, total = self.spent.get(name, (0, 0.0))
+                self.spent[name] = (n + 1, total + used)
 
 
 #: A server is at rest when it uses less than this share of one core...

@@ -2,8 +2,8 @@
 scope written the way `bench serve`'s clients write it (one session, short notes), each
 verb called in turn, with the CPU of this process (the service's side of a request:
 embedding, ranking, the driver) and of the local Neo4j per call, and recall's stages.
-`bench serve` says what a request costs under load; this says which verb and which
-side it is, so that the biggest piece is the one taken apart next."""
+`bench serve` says what a request costs under load; this says which verb, which side and
+which query it is, so that the biggest piece is the one taken apart next."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from pydantic import BaseModel
 
 from graphmem.api import GraphMem
 from graphmem.base.types import RecallProfile
-from graphmem.bench.cpu import Meter
+from graphmem.bench.cpu import Meter, Trips
 from graphmem.bench.serve import MIX, WORDS, note
+from graphmem.graph.trips import listening
 
 
 class VerbCost(BaseModel):
@@ -29,6 +30,8 @@ class VerbCost(BaseModel):
     python_ms: float  # this process: the service's side of a request
     neo4j_ms: float | None  # the local Neo4j (None where its counters cannot be read)
     wall_ms: float
+    #: The local Neo4j's ms a call by query ("commit": the commits), most first.
+    queries: dict[str, float] = {}
 
 
 class VerbsBench(BaseModel):
@@ -113,11 +116,16 @@ def _cost(mem: GraphMem, name: str, call: Callable[[], None], calls: int) -> Ver
     for _ in range(5):
         call()
     meter, began = Meter(mem), time.perf_counter()
-    for _ in range(calls):
-        meter.start()
-        call()
-        meter.stop()
+    trips = Trips(meter.pid)
+    with listening(trips):
+        for _ in range(calls):
+            meter.start()
+            call()
+            meter.stop()
     took = time.perf_counter() - began
     cost = meter.per_call()
+    by_query = {q: round(spent * 1000 / calls, 2) for q, (_, spent) in sorted(
+        trips.spent.items(), key=lambda kv: -kv[1][1]) if spent > 0}
     return VerbCost(verb=name, calls=calls, python_ms=cost["python"] or 0.0,
-                    neo4j_ms=cost["neo4j"], wall_ms=round(took * 1000 / calls, 1))
+                    neo4j_ms=cost["neo4j"], wall_ms=round(took * 1000 / calls, 1),
+                    queries=by_query if cost["neo4j"] is not None else {})

@@ -293,8 +293,8 @@ def verbs(
     as_json: JsonOpt = False,
 ) -> None:
     """Each verb of `bench serve`'s mix alone, one caller: the CPU of this process (the
-    service's side: embedding, ranking, the driver) and of Neo4j a call, their mix a
-    request, and where a recall's time goes."""
+    service's side: embedding, ranking, the driver) and of Neo4j a call, Neo4j's by query,
+    their mix a request, and where a recall's time goes."""
     if not (1 <= memories <= 100_000 and 1 <= calls <= 10_000):
         raise InputError("memories must be 1 to 100,000 and calls 1 to 10,000",
                          field="--memories")
@@ -310,6 +310,10 @@ def verbs(
         for v in result.verbs:
             table.add_row(v.verb, f"{v.python_ms:.1f}", f"{v.neo4j_ms}", f"{v.wall_ms:.1f}")
         c.print(table)
+        for v in result.verbs:
+            if v.queries:
+                c.print(f"{v.verb}, Neo4j by query (ms a call): " + ", ".join(
+                    f"{q} {ms}" for q, ms in v.queries.items()))
         c.print(f"bench serve's mix, a request: this process {result.mix_ms['python']} ms, "
                 f"Neo4j {result.mix_ms['neo4j']} ms")
         c.print("a recall's stages (ms): " + ", ".join(

@@ -26,6 +26,7 @@ from graphmem.graph.features import Features, features
 from graphmem.graph.kept import Kept
 from graphmem.graph.queries import query
 from graphmem.graph.translate import index_missing, translate_errors
+from graphmem.graph.trips import trip
 
 #: A transaction graphmem runs named queries in: a retried transaction function's, or the
 #: one explicit transaction a write batch holds open (`InputTransaction`).
@@ -173,7 +174,7 @@ class Store:
 
     def _read_once(self, name: str, params: dict[str, Any],
                    mode: str = neo4j.READ_ACCESS) -> list[dict[str, Any]]:
-        with self.session(default_access_mode=mode) as session:
+        with self.session(default_access_mode=mode) as session, trip(name):
             try:
                 return [row(r) for r in session.run(self._bounded(name), params)]
             except nx.ClientError as e:
@@ -264,13 +265,15 @@ class Store:
         landed: then this returns as if answered, instead of raising IncompleteCommit for
         a retry that would count the write twice."""
         if receipt is None:
-            tx.commit()
+            with trip("commit"):
+                tx.commit()
             note_made(session)
             return
         key = uuid.uuid4().hex
         run(tx, "admin/receipt", scope=receipt, key=key)
         try:
-            tx.commit()
+            with trip("commit"):
+                tx.commit()
             note_made(session)
         except nx.IncompleteCommit:
             if not self._landed(receipt, key):
@@ -388,4 +391,5 @@ def run(tx: Tx, name: str, *, variant: str | None = None,
         **params: Any) -> list[dict[str, Any]]:
     """Run a named query (in the server's `variant`, `Store.variant`) inside a transaction
     function and return its rows as dicts."""
-    return [row(r) for r in tx.run(query(name, variant), params)]
+    with trip(name):
+        return [row(r) for r in tx.run(query(name, variant), params)]

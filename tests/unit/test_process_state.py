@@ -38,6 +38,8 @@ PROCESS_WIDE = {
     "cli/output.py:_CALL": "the call a command answers: its environment and streams (per "
                            "call)",
     "cli/warm_stores.py:_SHARING": "whether the call is one the warm process answers",
+    "graph/trips.py:_LISTENING": "a benchmark listening to every thread's round trips "
+                                 "(none unless `bench verbs` runs)",
 }
 
 
