@@ -16,7 +16,9 @@ from pydantic import BaseModel
 
 from graphmem.api import GraphMem
 from graphmem.base.errors import GraphmemError
+from graphmem.bench.cpu import Trips, neo4j_pid
 from graphmem.bench.synthetic import made_records, noisy_vectors, texts_and_vectors
+from graphmem.graph.trips import listening
 
 
 class BatchRow(BaseModel):
@@ -29,6 +31,9 @@ class BatchRow(BaseModel):
     rows_per_second: int
     transactions: int  # the chunks of its run and its last transaction, or 1
     error: str | None = None
+    #: The local Neo4j's CPU ms a record by query ("commit": the commits), most first
+    #: (empty where its counters cannot be read).
+    queries: dict[str, float] = {}
 
 
 class BatchBench(BaseModel):
@@ -57,9 +62,11 @@ def batch(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int],
                         noisy_vectors(samples, vectors, 0, size, rng, sigma), strict=True))
         started = time.perf_counter()
         error = None
+        trips = Trips(neo4j_pid(mem))
         try:
-            mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=memo,
-                          contexts=False)  # noisy vectors: no model made them
+            with listening(trips):
+                mem.ops.write(records, mem.ops.write_options(scope=scope), vectors=memo,
+                              contexts=False)  # noisy vectors: no model made them
         except GraphmemError as e:
             error = e.one_line()
         took = time.perf_counter() - started
@@ -71,7 +78,7 @@ def batch(mem: GraphMem, paths: Sequence[Path], *, sizes: Sequence[int],
         rows.append(BatchRow(records=size, landed=error is None, stored=stored,
                              seconds=round(took, 1), rows_per_second=int(size / took),
                              transactions=1 if size <= chunk else -(-size // chunk) + 1,
-                             error=error))
+                             error=error, queries=trips.per(size)))
     config = mem.ops.server_settings(["server.memory.heap.max_size",
                                      "dbms.memory.transaction.total.max"])
     return BatchBench(cores=os.cpu_count() or 1, server=mem.ops.server.version or "?",

@@ -124,8 +124,6 @@ def _cost(mem: GraphMem, name: str, call: Callable[[], None], calls: int) -> Ver
             meter.stop()
     took = time.perf_counter() - began
     cost = meter.per_call()
-    by_query = {q: round(spent * 1000 / calls, 2) for q, (_, spent) in sorted(
-        trips.spent.items(), key=lambda kv: -kv[1][1]) if spent > 0}
     return VerbCost(verb=name, calls=calls, python_ms=cost["python"] or 0.0,
                     neo4j_ms=cost["neo4j"], wall_ms=round(took * 1000 / calls, 1),
-                    queries=by_query if cost["neo4j"] is not None else {})
+                    queries=trips.per(calls))

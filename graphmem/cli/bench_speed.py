@@ -221,6 +221,10 @@ def batch(
                           "yes" if row.landed else "no", f"{row.stored:,}",
                           f"{row.seconds:.1f}", f"{row.rows_per_second:,}", row.error or "")
         c.print(table)
+        for row in result.rows:
+            if row.queries:
+                c.print(f"{row.records:,} records, Neo4j by query (ms a record): " + ", ".join(
+                    f"{q} {ms}" for q, ms in row.queries.items()))
 
     emit(result, as_json, render)
 
