@@ -63,6 +63,8 @@ class ServeBench(BaseModel):
     clients: int
     scopes: int = GROUPS  # how many scopes the clients share
     seconds: float
+    #: Seconds of the same load before the measured `seconds`, not counted.
+    warmup_s: float = 0.0
     requests: int
     requests_per_s: float
     #: CPU time of the service and of Neo4j over the load, per request (None where a
@@ -98,7 +100,8 @@ class _Ledger:
     live: dict[str, str] = field(default_factory=dict)  # id -> scope, acknowledged
     deleted: set[str] = field(default_factory=set)
     sent: set[str] = field(default_factory=set)
-    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    #: Each answered request's verb, when it was answered (monotonic s) and its ms.
+    answered: list[tuple[str, float, float]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     unavailable: int = 0
     cross_reads: int = 0
@@ -114,9 +117,11 @@ def _free_port() -> int:
 
 def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         sigterm_at: float | None = None, seed: int = 7, scopes: int = GROUPS,
-        outage_at: float | None = None, outage: float = 10.0) -> ServeBench:
-    """Start the service, load it for `seconds` with `clients` clients on `scopes`
-    scopes (cutting Neo4j off `outage` seconds from `outage_at`), check the store."""
+        outage_at: float | None = None, outage: float = 10.0,
+        warmup: float = 0.0) -> ServeBench:
+    """Start the service, load it for `warmup` seconds unmeasured and then `seconds` with
+    `clients` clients on `scopes` scopes (cutting Neo4j off `outage` seconds from
+    `outage_at`, counted from the end of the warm-up), check the store."""
     run_id = uuid.uuid4().hex[:8]
     groups = scopes
     names = [f"bench:serve:{run_id}:{g}" for g in range(max(groups, 2))]
@@ -140,16 +145,19 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
     exit_code = None
     try:
         _wait_ready(url, proc, log.name)
-        start = time.monotonic()
+        start = time.monotonic() + warmup
         stop_at = start + seconds
         neo4j = cpu.neo4j_pid(mem)
-        cpu_at = _clocks(proc.pid, neo4j)
         threads = [threading.Thread(target=_client, args=(
             url, c % groups, tokens, names, ledgers[c], stop_at, stopped,
             random.Random(seed + c)))
             for c in range(clients)]
         for t in threads:
             t.start()
+        # What a cold service and a Neo4j not yet compiled for these queries cost is
+        # left out: the CPU and the requests counted from here.
+        time.sleep(max(0.0, start - time.monotonic()))
+        cpu_at = _clocks(proc.pid, neo4j)
         if proxy is not None and outage_at is not None:
             time.sleep(max(0.0, start + outage_at - time.monotonic()))
             proxy.down()
@@ -188,6 +196,7 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
         for s in names:
             mem.drop_scope(s)
     return _report(ledgers, clients=clients, scopes=groups, took=took, cpu=(cpu_at, cpu_to),
+                   since=start, warmup=warmup,
                    lost=lost, duplicated=duplicated, sigterm_at=sigterm_at,
                    exit_code=exit_code, log=log.name,
                    outage=(outage_at, outage) if outage_at is not None else None)
@@ -206,16 +215,19 @@ def _clocks(service: int, neo4j: int | None) -> list[float | None]:
 
 
 def _report(ledgers: list[_Ledger], *, clients: int, scopes: int, took: float,
-            cpu: tuple[list[float | None], list[float | None]], lost: int, duplicated: int,
+            cpu: tuple[list[float | None], list[float | None]], since: float,
+            lost: int, duplicated: int, warmup: float = 0.0,
             sigterm_at: float | None, exit_code: int | None, log: str,
             outage: tuple[float, float] | None = None) -> ServeBench:
-    """What the clients' ledgers and the CPU clocks say of a run."""
+    """What the clients' ledgers and the CPU clocks say of a run: the requests answered
+    `since` (the end of the warm-up) and the CPU spent since."""
     cpu_at, cpu_to = cpu
     groups = scopes
     times: dict[str, list[float]] = defaultdict(list)
     for ledger in ledgers:
-        for verb, xs in ledger.times.items():
-            times[verb] += xs
+        for verb, at, ms in ledger.answered:
+            if at >= since:
+                times[verb].append(ms)
     requests = sum(len(xs) for xs in times.values())
     errors = [e for ledger in ledgers for e in ledger.errors]
     spent = {who: None if a is None or b is None else b - a
@@ -227,6 +239,7 @@ def _report(ledgers: list[_Ledger], *, clients: int, scopes: int, took: float,
     busy, total = spent["busy"], spent["total"]
     return ServeBench(
         cores=os.cpu_count() or 1, clients=clients, scopes=groups, seconds=round(took, 1),
+        warmup_s=warmup,
         requests=requests, requests_per_s=round(requests / took, 1),
         cpu_ms_per_request=both, cpu_ms_per_request_by=used,
         machine_busy=None if busy is None or not total else round(busy / total, 3),
@@ -286,7 +299,8 @@ def _client(url: str, group: int, tokens: list[str], scopes: list[str], ledger: 
                     continue
                 ledger.after_stop += 1
                 return  # the service was stopped: this client is done
-            ledger.times[verb].append((time.perf_counter() - began) * 1000)
+            ledger.answered.append((verb, time.monotonic(),
+                                    (time.perf_counter() - began) * 1000))
             _account(verb, body, reply, ledger, others)
 
 

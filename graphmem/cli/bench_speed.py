@@ -242,6 +242,10 @@ def serve(
              "proxy), for --outage seconds.")] = None,
     outage: Annotated[float, typer.Option(
         help="How long Neo4j stays away, with --outage-at.")] = 10.0,
+    warmup: Annotated[float, typer.Option(
+        help="Seconds of the same load before the measured ones, not counted (a service "
+        "just started, a Neo4j not yet compiled for its queries). --sigterm-at and "
+        "--outage-at count from its end.")] = 10.0,
     as_json: JsonOpt = False,
 ) -> None:
     """The HTTP service (`graphmem serve`, its own process) under a mixed load — remember,
@@ -249,8 +253,9 @@ def serve(
     acknowledged write checked against the store, with the CPU the service and Neo4j
     spent per request."""
 
-    if clients < 1 or seconds <= 0:
-        raise InputError("clients must be >= 1 and seconds > 0", field="--clients")
+    if clients < 1 or seconds <= 0 or warmup < 0:
+        raise InputError("clients must be >= 1, seconds > 0 and warmup >= 0",
+                         field="--clients")
     if not 1 <= scopes <= clients:
         raise InputError("scopes must be 1 to the number of clients", field="--scopes")
     if outage_at is not None and (outage_at < 0 or outage <= 0
@@ -263,12 +268,13 @@ def serve(
 
     with memory() as mem:
         result = serve_bench.run(mem, clients=clients, seconds=seconds, sigterm_at=sigterm_at,
-                                 scopes=scopes, outage_at=outage_at, outage=outage)
+                                 scopes=scopes, outage_at=outage_at, outage=outage,
+                                 warmup=warmup)
 
     def render(c) -> None:
         c.print(f"{result.clients} clients on {result.scopes} scopes for {result.seconds} s "
-                f"on {result.cores} cores: {result.requests} requests, "
-                f"{result.requests_per_s} /s")
+                f"(after {result.warmup_s:g} s unmeasured) on {result.cores} cores: "
+                f"{result.requests} requests, {result.requests_per_s} /s")
         by = result.cpu_ms_per_request_by
         busy = "?" if result.machine_busy is None else f"{result.machine_busy:.0%}"
         c.print(f"CPU per request: {result.cpu_ms_per_request} ms (service "
