@@ -35,8 +35,8 @@ def test_every_round_trip_of_a_write_and_a_recall_is_told_by_name(mem: GraphMem)
     told.clear()
     mem.recall("who keeps the keys")
     assert told == []  # no one listens now
-    with listening(listener), pytest.raises(RuntimeError, match="one listener"):
-        with listening(listener):
-            pass
+    with listening(listener), pytest.raises(RuntimeError, match="one listener"), \
+            listening(listener):
+        pass
     with trip("anything"):  # nobody listening: nothing happens
         pass
