@@ -127,19 +127,10 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
     names = [f"bench:serve:{run_id}:{g}" for g in range(max(groups, 2))]
     tokens = [mem.tokens.create(name=f"bench-serve-{run_id}-{g}", scopes=[s]).token
               for g, s in enumerate(names)]
-    port = _free_port()
     where = urlsplit(mem.settings.neo4j_uri)
     proxy = (TcpProxy(where.hostname or "127.0.0.1", where.port or 7687)
              if outage_at is not None else None)
-    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri if proxy is None
-           else f"bolt://127.0.0.1:{proxy.port}",
-           "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
-    log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - the service writes it till it ends
-        prefix="graphmem-serve-", suffix=".log", delete=False)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), "--rate", "100000",
-         "--burst", "100000"], env=env, stdout=subprocess.DEVNULL, stderr=log)
-    url = f"http://127.0.0.1:{port}"
+    proc, url, log = _service(mem, proxy)
     ledgers = [_Ledger() for _ in range(clients)]
     stopped = threading.Event()  # set when the service is sent SIGTERM
     exit_code = None
@@ -200,6 +191,22 @@ def run(mem: GraphMem, *, clients: int = 32, seconds: float = 60.0,
                    lost=lost, duplicated=duplicated, sigterm_at=sigterm_at,
                    exit_code=exit_code, log=log.name,
                    outage=(outage_at, outage) if outage_at is not None else None)
+
+
+def _service(mem: GraphMem, proxy: TcpProxy | None) -> tuple[subprocess.Popen[bytes], str,
+                                                              Any]:
+    """`graphmem serve` started on a free port (reaching Neo4j through `proxy` if given):
+    its process, its URL and the file its stderr goes to."""
+    port = _free_port()
+    env = {**os.environ, "NEO4J_URI": mem.settings.neo4j_uri if proxy is None
+           else f"bolt://127.0.0.1:{proxy.port}",
+           "NEO4J_PASSWORD": mem.settings.neo4j_password.get_secret_value()}
+    log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - the service writes it till it ends
+        prefix="graphmem-serve-", suffix=".log", delete=False)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), "--rate", "100000",
+         "--burst", "100000"], env=env, stdout=subprocess.DEVNULL, stderr=log)
+    return proc, f"http://127.0.0.1:{port}", log
 
 
 #: Whose CPU a run counts: the service, Neo4j, this process (the clients), then every
