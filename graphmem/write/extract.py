@@ -204,8 +204,9 @@ class RuleExtractor:
         """
         lowercase = lowercase or set(_WORD.findall(text))
         claims = _Claims()
-        _code_refs(text, claims)
-        _prose_refs(text, at, lowercase, claims)
+        lower = text.lower()  # what the rules' hints look for, made once
+        _code_refs(text, lower, claims)
+        _prose_refs(text, lower, at, lowercase, claims)
         return claims.in_order()
 
 
@@ -244,11 +245,12 @@ _ERROR_HINT = re.compile(r"\d|Error|Exception|Warning|Fault")
 _CAMEL_HINT = re.compile(r"[a-z0-9][A-Z]")
 
 
-def _code_refs(text: str, claims: _Claims) -> None:
-    """URLs, packages, files, environment variables, ports, error codes and symbols."""
+def _code_refs(text: str, lower: str, claims: _Claims) -> None:
+    """URLs, packages, files, environment variables, ports, error codes and symbols
+    (`lower`: the text in lower case)."""
     if "://" in text:
         _url_refs(text, claims)
-    _package_refs(text, claims)
+    _package_refs(text, lower, claims)
     if _FILE_HINT.search(text):
         _file_refs(text, claims)
     if "$" in text or "_" in text:
@@ -256,7 +258,7 @@ def _code_refs(text: str, claims: _Claims) -> None:
             name = m.group(1) or m.group(2)
             if claims.free(*m.span()) and len(name) >= 4:
                 claims.add(*m.span(), EntityRef(f"env:{name}", name, "env"))
-    if ":" in text or "port" in text.lower():
+    if ":" in text or "port" in lower:
         for m in _PORT.finditer(text):
             port = m.group(1) or m.group(2)
             if 0 < int(port) < 65536:
@@ -275,11 +277,11 @@ def _url_refs(text: str, claims: _Claims) -> None:
         claims.add(m.start(), m.start() + len(url), EntityRef(f"url:{url}", url, "url"))
 
 
-def _package_refs(text: str, claims: _Claims) -> None:
-    for m in _SCOPED_PACKAGE.finditer(text) if "@" in text else ():
+def _package_refs(text: str, lower: str, claims: _Claims) -> None:
+    scoped = _SCOPED_PACKAGE.finditer(text) if "@" in text else ()
+    for m in scoped:
         if claims.free(*m.span()):
             claims.add(*m.span(), EntityRef(f"package:{m.group(0).lower()}", m.group(0), "package"))
-    lower = text.lower()
     installs = any(f" {verb}" in lower for verb in ("install", "add", "get"))
     for m in _INSTALL.finditer(text) if installs else ():
         start = m.start(1)
@@ -320,13 +322,13 @@ def _symbol_refs(text: str, claims: _Claims) -> None:
                 claims.add(*m.span(), EntityRef(f"symbol:{m.group(0)}", m.group(0), "symbol"))
 
 
-def _prose_refs(text: str, at: datetime | None, lowercase: set[str] | frozenset[str],
+def _prose_refs(text: str, lower: str, at: datetime | None,
+                lowercase: set[str] | frozenset[str],
                 claims: _Claims) -> None:
     """Dates, titles and proper nouns, where no code entity claimed the text."""
     for start, ref in _dates(text, at):
         if claims.free(start, start + 1):
             claims.add(start, start + 1, ref)
-    lower = text.lower()
     titles = ([_QUOTED_TITLE] if '"' in text or "“" in text else []) + (
         [_WORK_TITLE] if any(w in lower for w in _WORKS) else [])
     for pattern in titles:
